@@ -1,0 +1,66 @@
+"""rstreams: Reactive Streams for Python.
+
+Backpressured ``Publisher``/``Subscriber``/``Subscription``/``Processor`` (rules 1.1-4.2), a TCK, and
+``Flowable``, a fast operator library in the tradition of RxJava 3.
+
+Example::
+
+    from rstreams import Flowable
+    total = Flowable.range(0, 10).map(lambda x: x * x).filter(lambda x: x % 2 == 0).reduce(
+        lambda a, b: a + b).blocking_first()
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import errors, plugins
+from ._spec import MAX_DEMAND, RULES, Processor, Publisher, Subscriber, Subscription, rule_text
+from .errors import (
+    BadRequestError,
+    MissingBackpressureError,
+    NoneElementError,
+    NoSuchElementError,
+    OnErrorNotImplementedError,
+    ProtocolViolationError,
+    UndeliverableError,
+)
+
+if TYPE_CHECKING:
+    from .flowable import BackpressureOverflow, BackpressureStrategy, Disposable, Flowable
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MAX_DEMAND",
+    "RULES",
+    "BackpressureOverflow",
+    "BackpressureStrategy",
+    "BadRequestError",
+    "Disposable",
+    "Flowable",
+    "MissingBackpressureError",
+    "NoSuchElementError",
+    "NoneElementError",
+    "OnErrorNotImplementedError",
+    "Processor",
+    "ProtocolViolationError",
+    "Publisher",
+    "Subscriber",
+    "Subscription",
+    "UndeliverableError",
+    "errors",
+    "plugins",
+    "rule_text",
+]
+
+_LAZY = {"Flowable", "BackpressureStrategy", "BackpressureOverflow", "Disposable"}
+
+
+def __getattr__(name: str) -> Any:
+    # Flowable is loaded on first use so `import rstreams` stays light (no operator modules).
+    if name in _LAZY:
+        from . import flowable
+
+        return getattr(flowable, name)
+    raise AttributeError(f"module 'rstreams' has no attribute {name!r}")

@@ -1,0 +1,92 @@
+"""Global hooks. Today: the undeliverable-error hook.
+
+An error that cannot be delivered downstream (it arrived after a cancel or a terminal signal, or a
+Subscriber raised from a signal method, rule 2.13) is never dropped silently: it goes to
+:func:`on_error`, whose default logs it with its traceback at ERROR level on the ``rstreams`` logger.
+
+Example::
+
+    from rstreams import plugins
+    seen = []
+    plugins.set_error_handler(seen.append)
+    ...
+    plugins.set_error_handler(None)   # back to logging
+
+    with plugins.collect_errors() as errors:   # for tests
+        ...
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from ..errors import UndeliverableError
+
+__all__ = ["on_error", "set_error_handler", "get_error_handler", "collect_errors"]
+
+_log = logging.getLogger("rstreams")
+
+ErrorHandler = Callable[[BaseException], None]
+
+# Guards swapping the handler (readers take a snapshot: a plain attribute read of a tuple).
+_lock = threading.Lock()
+_handler: ErrorHandler | None = None
+
+
+def _default_handler(error: BaseException) -> None:
+    _log.error("%s", error, exc_info=(type(error), error, error.__traceback__))
+
+
+def set_error_handler(handler: ErrorHandler | None) -> None:
+    """Install ``handler`` for undeliverable errors; ``None`` restores the logging default."""
+    global _handler
+    with _lock:
+        _handler = handler
+
+
+def get_error_handler() -> ErrorHandler | None:
+    """The installed handler, or ``None`` when the logging default is in force."""
+    return _handler
+
+
+def on_error(error: BaseException, context: str = "") -> None:
+    """Report an undeliverable error. Never raises (a failing handler falls back to logging).
+
+    Errors that are not already :class:`~rstreams.errors.UndeliverableError` are wrapped in one.
+    """
+    if not isinstance(error, UndeliverableError):
+        error = UndeliverableError(error, context)
+    handler = _handler
+    if handler is None:
+        _default_handler(error)
+        return
+    try:
+        handler(error)
+    except BaseException as handler_error:  # noqa: BLE001 - the hook must never raise
+        _default_handler(error)
+        _default_handler(UndeliverableError(handler_error, "the undeliverable-error handler raised"))
+
+
+@contextmanager
+def collect_errors() -> Iterator[list[BaseException]]:
+    """Collect undeliverable errors into a list for the duration of the ``with`` block (tests).
+
+    The original errors are collected (the ``UndeliverableError`` wrapper is unwrapped).
+    """
+    collected: list[BaseException] = []
+    collected_lock = threading.Lock()
+
+    def collect(error: BaseException) -> None:
+        cause = error.cause if isinstance(error, UndeliverableError) else error
+        with collected_lock:
+            collected.append(cause)
+
+    previous = _handler
+    set_error_handler(collect)
+    try:
+        yield collected
+    finally:
+        set_error_handler(previous)

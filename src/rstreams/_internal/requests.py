@@ -1,0 +1,114 @@
+"""Capped request accounting (seed 004, "BackpressureHelper").
+
+Demand is a non-negative int capped at ``MAX_DEMAND = 2**63 - 1``, which is sticky: once demand
+reaches it, it means "unbounded" and is never decremented. Accounting never wraps and never goes
+negative.
+
+Example::
+
+    requested = AtomicInt()
+    if add_request(requested, n) == 0:   # race: request vs drain; the 0 -> n mover drains
+        drain()
+    ...
+    remaining = produced(requested, emitted)   # once per batch
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from .._spec import MAX_DEMAND, bad_request_message
+from ..errors import BadRequestError
+from .atomics import AtomicInt
+
+__all__ = [
+    "MAX_DEMAND",
+    "add_cap",
+    "sub_cap",
+    "mul_cap",
+    "validate_request",
+    "add_request",
+    "produced",
+]
+
+_MAX: Final = MAX_DEMAND
+
+
+def add_cap(a: int, b: int) -> int:
+    """``a + b`` capped at ``2**63 - 1``.
+
+    >>> add_cap(2**62, 2**62) == 2**63 - 1
+    True
+    """
+    r = a + b
+    return _MAX if r >= _MAX else r
+
+
+def mul_cap(a: int, b: int) -> int:
+    """``a * b`` capped at ``2**63 - 1`` (for operators such as ``buffer(n)`` that scale demand)."""
+    r = a * b
+    return _MAX if r >= _MAX else r
+
+
+def sub_cap(a: int, b: int) -> int:
+    """``a - b`` floored at 0, keeping ``2**63 - 1`` sticky."""
+    if a >= _MAX:
+        return _MAX
+    r = a - b
+    return r if r > 0 else 0
+
+
+def validate_request(n: object) -> BadRequestError | None:
+    """Return ``None`` if ``n`` is a legal request amount, else the rule 3.9 error to signal.
+
+    ``bool`` is refused (``request(True)`` is almost always a bug), as are floats, strings, ``None``
+    and ``n <= 0``. Any positive int is legal; above ``2**63 - 1`` it means unbounded.
+
+    >>> validate_request(5) is None, validate_request(2**70) is None
+    (True, True)
+    >>> type(validate_request(0)).__name__, type(validate_request(True)).__name__
+    ('BadRequestError', 'BadRequestError')
+    """
+    if type(n) is int:
+        if n > 0:
+            return None
+    elif isinstance(n, int) and not isinstance(n, bool) and n > 0:
+        return None
+    return BadRequestError(bad_request_message(n))
+
+
+def add_request(requested: AtomicInt, n: int) -> int:
+    """Add ``n`` to ``requested``, capped and sticky at ``2**63 - 1``; return the previous value.
+
+    The caller that sees a previous value of 0 owns the emission loop (queue-drain).
+    """
+    with requested._lock:  # one atomic read-modify-write (race: concurrent request calls)
+        old = requested._value
+        if old >= _MAX:
+            return old
+        new = old + n
+        requested._value = _MAX if new >= _MAX else new
+        return old
+
+
+def produced(requested: AtomicInt, n: int) -> int:
+    """Subtract ``n`` emitted items from ``requested`` (unless unbounded); return the new value.
+
+    Producing more than was requested is a rule 1.1 bug in the caller: the value is floored at 0
+    rather than going negative.
+    """
+    with requested._lock:  # race: produced vs concurrent request
+        cur = requested._value
+        if cur >= _MAX:
+            return cur
+        new = cur - n
+        if new < 0:
+            requested._value = 0
+        else:
+            requested._value = new
+            return new
+    from . import plugins
+    from ..errors import ProtocolViolationError
+
+    plugins.on_error(ProtocolViolationError("1.1", f"produced {n} items but only {cur} were requested"))
+    return 0
