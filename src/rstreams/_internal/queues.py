@@ -49,9 +49,10 @@ class SpscQueue(Generic[T]):
         """Append as many as fit; return how many were appended."""
         cap = self.capacity
         if cap is None:
-            before = len(self._q)
-            self._q.extend(items)
-            return len(self._q) - before
+            # count the batch itself: a len() delta is wrong while the consumer polls concurrently
+            batch = items if isinstance(items, list | tuple) else list(items)
+            self._q.extend(batch)
+            return len(batch)
         room = cap - len(self._q)
         if room <= 0:
             return 0

@@ -1,0 +1,252 @@
+"""The subscribers that sit at the edge of the library.
+
+* :class:`StrictSubscriber` wraps every foreign Subscriber handed to ``Flowable.subscribe``. Inside
+  the library, operators use RxJava's relaxed contract (seed 004, "FlowableSubscriber"): the
+  upstream is trusted to be serial and to validate requests. A foreign Subscriber gets the strict
+  contract: signals are serialized (rule 1.3), ``on_subscribe`` happens at most once (rule 2.12),
+  a raising signal method cancels the subscription and goes to the undeliverable hook (rule 2.13),
+  and ``request(n <= 0)`` ends the stream with a ValueError (rule 3.9).
+* :class:`LambdaSubscriber` backs ``subscribe(on_next=..., on_error=..., on_complete=...)`` and is a
+  :class:`Disposable`. A missing ``on_error`` routes the error to the hook as an
+  ``OnErrorNotImplementedError``; it is never dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from .._spec import MAX_DEMAND, Subscriber, Subscription, null_element_message
+from ..errors import NoneElementError, OnErrorNotImplementedError, ProtocolViolationError
+from . import plugins
+from .atomics import AtomicFlag, AtomicInt, AtomicRef
+from .drain import ErrorCollector
+from .requests import validate_request
+from .subscriptions import CANCELLED, cancel, deferred_request, deferred_set_once, set_once
+
+__all__ = ["Disposable", "StrictSubscriber", "LambdaSubscriber"]
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class Disposable(Protocol):
+    """A handle that stops a running subscription.
+
+    Example::
+
+        d = Flowable.interval(0.1).subscribe(on_next=print)
+        d.dispose()
+    """
+
+    def dispose(self) -> None: ...
+
+    @property
+    def is_disposed(self) -> bool: ...
+
+
+class StrictSubscriber(Generic[T]):
+    """Wraps a foreign Subscriber so that it receives strictly rule-abiding signals."""
+
+    _rs_no_wrap = True
+    __slots__ = ("_actual", "_upstream", "_missed", "_wip", "_errors", "_done", "_once", "__weakref__")
+
+    def __init__(self, actual: Subscriber[T]) -> None:
+        self._actual: Subscriber[T] | None = actual
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
+        self._missed = AtomicInt(0)
+        self._wip = AtomicInt(0)  # half-serializer (race: on_next vs a terminal from another thread)
+        self._errors = ErrorCollector()
+        self._done = False
+        self._once = AtomicFlag()
+
+    # -- Subscriber side (from the library) -----------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        if not self._once.try_set():
+            # rule 2.12: a second on_subscribe. Cancel it (rule 2.5) and end the stream.
+            subscription.cancel()
+            self._cancel_upstream()
+            self.on_error(ProtocolViolationError("2.12", "on_subscribe was called more than once"))
+            return
+        deferred_set_once(self._upstream, self._missed, subscription, "StrictSubscriber")
+        actual = self._actual
+        if actual is None:
+            return
+        try:
+            actual.on_subscribe(self)
+        except BaseException as e:  # rule 2.13: the subscriber raised
+            self._subscriber_raised(e, "on_subscribe")
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        wip = self._wip
+        if wip.get() == 0 and wip.compare_and_set(0, 1):
+            actual = self._actual
+            if actual is not None:
+                try:
+                    actual.on_next(item)
+                except BaseException as e:  # rule 2.13
+                    self._subscriber_raised(e, "on_next")
+            if wip.decrement_and_get() != 0:
+                self._deliver_terminal()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise NoneElementError(null_element_message("on_error"))
+        if self._done or not self._errors.add(error):
+            plugins.on_error(error, "on_error after the stream ended (rule 1.7)")
+            return
+        if self._wip.get_and_increment() == 0:
+            self._deliver_terminal()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        if self._wip.get_and_increment() == 0:
+            self._deliver_terminal()
+
+    def _deliver_terminal(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        actual = self._actual
+        self._actual = None  # rule 3.13: drop the reference once terminated
+        self._upstream.set(CANCELLED)  # rules 1.6 / 2.4: the subscription is now cancelled
+        e = self._errors.terminate()
+        if actual is None:
+            return
+        try:
+            if e is None:
+                actual.on_complete()
+            else:
+                actual.on_error(e)
+        except BaseException as ex:  # rule 2.13
+            plugins.on_error(ex, "a Subscriber raised from a terminal signal (rule 2.13)")
+
+    def _subscriber_raised(self, error: BaseException, where: str) -> None:
+        # rule 2.13: consider the subscription cancelled, stop signalling, report the error.
+        self._done = True
+        self._actual = None
+        self._cancel_upstream()
+        plugins.on_error(error, f"the Subscriber raised from {where} (rule 2.13); the subscription was cancelled")
+
+    def _cancel_upstream(self) -> None:
+        cancel(self._upstream)
+
+    # -- Subscription side (from the foreign subscriber) -----------------------------------------
+    def request(self, n: int) -> None:
+        if self._done:
+            return  # rule 3.6 / 1.6
+        err = validate_request(n)
+        if err is not None:
+            self._cancel_upstream()  # rule 3.9: the stream ends with the ValueError
+            self.on_error(err)
+            return
+        deferred_request(self._upstream, self._missed, n if n < MAX_DEMAND else MAX_DEMAND)
+
+    def cancel(self) -> None:
+        self._actual = None  # rule 3.13: drop the subscriber
+        self._done = True
+        self._cancel_upstream()
+
+    def __repr__(self) -> str:
+        return f"StrictSubscriber({self._actual!r})"
+
+
+class LambdaSubscriber(Generic[T]):
+    """The subscriber behind ``subscribe(on_next=..., on_error=..., on_complete=...)``.
+
+    It requests unbounded demand (or ``request`` items at a time when ``batch`` is given) and is a
+    :class:`Disposable`.
+    """
+
+    _rs_no_wrap = True
+    __slots__ = ("_on_next", "_on_error", "_on_complete", "_on_subscribe", "_upstream", "_done", "__weakref__")
+
+    def __init__(
+        self,
+        on_next: Callable[[T], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_complete: Callable[[], Any] | None = None,
+        on_subscribe: Callable[[Subscription], Any] | None = None,
+    ) -> None:
+        self._on_next = on_next
+        self._on_error = on_error
+        self._on_complete = on_complete
+        self._on_subscribe = on_subscribe
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
+        self._done = False
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        if not set_once(self._upstream, subscription, "LambdaSubscriber"):
+            return
+        cb = self._on_subscribe
+        if cb is not None:
+            try:
+                cb(subscription)
+            except BaseException as e:
+                cancel(self._upstream)
+                self.on_error(e)
+            return
+        subscription.request(MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        cb = self._on_next
+        if cb is not None:
+            try:
+                cb(item)
+            except BaseException as e:
+                cancel(self._upstream)
+                self.on_error(e)
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "on_error after the stream ended")
+            return
+        self._done = True
+        self._upstream.set(CANCELLED)
+        cb = self._on_error
+        self._release()
+        if cb is None:
+            plugins.on_error(OnErrorNotImplementedError(error))
+            return
+        try:
+            cb(error)
+        except BaseException as e:
+            plugins.on_error(e, "the on_error callback raised")
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._upstream.set(CANCELLED)
+        cb = self._on_complete
+        self._release()
+        if cb is not None:
+            try:
+                cb()
+            except BaseException as e:
+                plugins.on_error(e, "the on_complete callback raised")
+
+    def _release(self) -> None:
+        self._on_next = None
+        self._on_error = None
+        self._on_complete = None
+        self._on_subscribe = None
+
+    def dispose(self) -> None:
+        """Cancel the subscription; no callback runs afterwards (best effort across threads)."""
+        self._done = True
+        cancel(self._upstream)
+        self._release()
+
+    @property
+    def is_disposed(self) -> bool:
+        return self._upstream.get() is CANCELLED

@@ -1,0 +1,86 @@
+"""Base classes for operator subscribers (the relaxed, library-internal contract of seed 004).
+
+An operator subscriber is also the Subscription its downstream sees. The upstream of an internal
+subscriber is trusted: it signals serially (rule 1.3) and validates requests (rule 3.9), so the
+per-item path carries no locks. Foreign subscribers never see these classes directly; they are
+wrapped in ``StrictSubscriber`` by ``Flowable.subscribe``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from .._internal import plugins
+from .._internal.subscriptions import CANCELLED, report_double_subscription
+from .._spec import Subscriber, Subscription, null_element_message
+from ..errors import NoneElementError
+
+__all__ = ["BasicSubscriber", "none_result_error"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def none_result_error(operator: str, what: str = "the mapper") -> NoneElementError:
+    """The error signalled when a user function returns None where an element is needed."""
+    return NoneElementError(
+        f"{operator}(): {what} returned None; None is not a valid element (rule 2.13). "
+        f"Filter it out or map it to a sentinel value."
+    )
+
+
+class BasicSubscriber(Generic[T, R]):
+    """Passes request/cancel up and terminal signals down; subclasses override ``on_next``.
+
+    ``done`` guards against signals after a terminal one (rule 1.7) when a user callback failed
+    and the operator already cancelled its upstream.
+    """
+
+    _rs_no_wrap = True
+    __slots__ = ("downstream", "upstream", "done", "__weakref__")
+
+    def __init__(self, downstream: Subscriber[R]) -> None:
+        self.downstream: Subscriber[R] = downstream
+        self.upstream: Subscription = CANCELLED
+        self.done = False
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        if self.upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            report_double_subscription(type(self).__name__)
+            return
+        self.upstream = subscription
+        self.downstream.on_subscribe(self)
+
+    def on_next(self, item: T) -> None:  # pragma: no cover - always overridden
+        raise NotImplementedError
+
+    def on_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error, f"{type(self).__name__}: on_error after termination")
+            return
+        self.done = True
+        self.downstream.on_error(error)
+
+    def on_complete(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.downstream.on_complete()
+
+    def fail(self, error: BaseException) -> None:
+        """A user callback failed: cancel upstream, then signal the error downstream."""
+        self.upstream.cancel()
+        self.on_error(error)
+
+    def request(self, n: int) -> None:
+        self.upstream.request(n)
+
+    def cancel(self) -> None:
+        self.upstream.cancel()
+
+
+def passthrough(x: Any) -> Any:
+    return x

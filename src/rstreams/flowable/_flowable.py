@@ -1,0 +1,1136 @@
+"""``Flowable``: the library's Publisher, with operators in the tradition of RxJava 3.
+
+The facade is thin: every method imports its operator module on first use (keeping
+``import rstreams`` light) and returns a new ``Flowable``. Each operator lives in its own private
+module under ``sources/`` or ``operators/``, named after the RxJava operator in snake_case.
+
+Every method documents "Backpressure:" (how it treats demand) and, where it matters,
+"Scheduler:" (which thread it runs on; the operators here run on the thread that signals them).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
+
+from .._internal import plugins
+from .._internal.subscribers import Disposable, LambdaSubscriber, StrictSubscriber
+from .._spec import MAX_DEMAND, Publisher, Subscriber, Subscription, null_element_message
+from ..errors import NoneElementError
+from ._enums import NOTSET, BackpressureOverflow, BackpressureStrategy
+
+if TYPE_CHECKING:
+    from ..testing import TestSubscriber
+    from ._fused import Fusion
+
+__all__ = ["Flowable"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+U = TypeVar("U")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+S = TypeVar("S")
+
+
+class Flowable(Generic[T]):
+    """A backpressured stream of elements: a Reactive Streams ``Publisher`` with operators.
+
+    Example::
+
+        >>> Flowable.range(1, 5).map(lambda x: x * 10).filter(lambda x: x > 20).to_list().blocking_first()
+        [30, 40, 50]
+
+    Backpressure: every operator honours ``request(n)`` from downstream (rule 1.1) unless its
+    docstring says otherwise.
+    """
+
+    __slots__ = ()
+
+    # ------------------------------------------------------------------------------------------
+    # Subscribing
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        """Subscribe a library-internal (relaxed-contract) subscriber. Subclasses implement it."""
+        raise NotImplementedError
+
+    def _fused(self) -> Fusion[T] | None:
+        """The assembly-time fusion description of this Flowable, or None if it does not fuse."""
+        return None
+
+    @overload
+    def subscribe(self, subscriber: Subscriber[T]) -> None: ...
+
+    @overload
+    def subscribe(
+        self,
+        subscriber: Callable[[T], Any] | None = None,
+        *,
+        on_next: Callable[[T], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_complete: Callable[[], Any] | None = None,
+        on_subscribe: Callable[[Subscription], Any] | None = None,
+    ) -> Disposable: ...
+
+    def subscribe(
+        self,
+        subscriber: Any = None,
+        *,
+        on_next: Callable[[T], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_complete: Callable[[], Any] | None = None,
+        on_subscribe: Callable[[Subscription], Any] | None = None,
+    ) -> Disposable | None:
+        """Subscribe a Subscriber (returns None), or callbacks (returns a :class:`Disposable`).
+
+        Example::
+
+            Flowable.just(1, 2).subscribe(on_next=print, on_error=print, on_complete=lambda: print("done"))
+            d = Flowable.never().subscribe(print)   # a plain callable is on_next
+            d.dispose()
+
+        A foreign Subscriber is wrapped so that it receives strictly rule-abiding signals (rules
+        1.3, 2.12, 2.13, 3.9). Without ``on_error``, a failure goes to the undeliverable-error hook
+        (:mod:`rstreams.plugins`), never silently. ``subscribe(None)`` raises TypeError (rule 1.9).
+
+        Backpressure: the callback form requests unbounded demand (unless ``on_subscribe`` is
+        given: then that callback receives the Subscription and requests itself).
+        """
+        if subscriber is None or (callable(subscriber) and not hasattr(subscriber, "on_subscribe")):
+            if subscriber is not None:
+                if on_next is not None:
+                    raise TypeError("subscribe(): give on_next either positionally or by keyword, not both")
+                on_next = subscriber
+            elif on_next is None and on_error is None and on_complete is None and on_subscribe is None:
+                raise NoneElementError(null_element_message("subscribe", "1.9"))
+            ls: LambdaSubscriber[T] = LambdaSubscriber(on_next, on_error, on_complete, on_subscribe)
+            self._safe_subscribe(ls)
+            return ls
+        if getattr(subscriber, "_rs_no_wrap", False):
+            self._safe_subscribe(subscriber)
+        else:
+            self._safe_subscribe(StrictSubscriber(subscriber))
+        return None
+
+    def _safe_subscribe(self, subscriber: Subscriber[T]) -> None:
+        try:
+            self._subscribe_actual(subscriber)
+        except Exception as e:  # rule 1.9: subscribe must return normally
+            plugins.on_error(e, f"{type(self).__name__}.subscribe raised (a bug: rule 1.9)")
+
+    def test(self, initial_request: int = MAX_DEMAND, *, cancel: bool = False) -> TestSubscriber[T]:
+        """Subscribe a :class:`~rstreams.testing.TestSubscriber` and return it.
+
+        Example::
+
+            Flowable.just(1, 2).test().assert_result(1, 2).assert_no_violations()
+            Flowable.range(0, 10).test(3).assert_values(0, 1, 2).assert_not_complete()
+        """
+        from ..testing import TestSubscriber
+
+        ts: TestSubscriber[T] = TestSubscriber(initial_request)
+        if cancel:
+            ts.cancel()
+        self.subscribe(ts)
+        return ts
+
+    # ------------------------------------------------------------------------------------------
+    # Composition
+
+    def pipe(self, *operators: Callable[[Flowable[Any]], Flowable[Any]]) -> Flowable[Any]:
+        """Apply functions ``Flowable -> Flowable`` left to right.
+
+        Example::
+
+            def evens(f): return f.filter(lambda x: x % 2 == 0)
+            Flowable.range(0, 10).pipe(evens, lambda f: f.take(2)).test().assert_result(0, 2)
+        """
+        result: Flowable[Any] = self
+        for op in operators:
+            result = op(result)
+        return result
+
+    def compose(self, transformer: Callable[[Flowable[T]], Publisher[R]]) -> Flowable[R]:
+        """Apply a reusable ``Flowable -> Publisher`` transformer at assembly time.
+
+        Example::
+
+            Flowable.range(0, 3).compose(lambda f: f.map(str)).test().assert_result("0", "1", "2")
+        """
+        return Flowable.from_publisher(transformer(self))
+
+    def lift(self, operator: Callable[[Subscriber[R]], Subscriber[T]]) -> Flowable[R]:
+        """Insert a custom operator given as ``downstream Subscriber -> upstream Subscriber``.
+
+        The Subscriber it returns is subscribed to this Flowable; it must honour the Reactive
+        Streams rules towards ``downstream`` (it is wrapped in the strict subscriber unless it sets
+        ``_rs_no_wrap = True``).
+
+        Backpressure: whatever the custom operator does.
+        """
+        from .operators._lift import lift
+
+        return lift(self, operator)
+
+    def to(self, converter: Callable[[Flowable[T]], R]) -> R:
+        """Convert this Flowable with ``converter`` (fluent conversion to anything)."""
+        return converter(self)
+
+    def hide(self) -> Flowable[T]:
+        """Hide the identity of this Flowable: breaks fusion and any optimisation that relies on
+        the source's type (as RxJava's ``hide``).
+
+        Example::
+
+            Flowable.range(0, 3).hide().test().assert_result(0, 1, 2)
+
+        Backpressure: passes requests through.
+        """
+        from .operators._map_filter import hide
+
+        return hide(self)
+
+    # ------------------------------------------------------------------------------------------
+    # Sources
+
+    @staticmethod
+    def just(*items: T) -> Flowable[T]:
+        """Emit the given items, then complete.
+
+        Example::
+
+            Flowable.just(1, 2, 3).test().assert_result(1, 2, 3)
+
+        Backpressure: emits only what is requested. ``None`` items raise TypeError (rule 2.13).
+        """
+        from .sources._basic import just
+
+        return just(*items)
+
+    @staticmethod
+    def empty() -> Flowable[Any]:
+        """Complete immediately after ``on_subscribe``.
+
+        Example::
+
+            Flowable.empty().test().assert_result()
+        """
+        from .sources._basic import empty
+
+        return empty()
+
+    @staticmethod
+    def error(error: BaseException | Callable[[], BaseException]) -> Flowable[Any]:
+        """Signal ``error`` (or the error returned by a supplier, per subscriber) after on_subscribe.
+
+        Example::
+
+            Flowable.error(ValueError("x")).test().assert_error(ValueError, match="x")
+        """
+        from .sources._basic import error
+
+        return error(error)
+
+    @staticmethod
+    def never() -> Flowable[Any]:
+        """Never signal anything but ``on_subscribe``.
+
+        Example::
+
+            Flowable.never().test().assert_empty()
+        """
+        from .sources._basic import never
+
+        return never()
+
+    @staticmethod
+    def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
+        """Emit the elements of ``iterable`` (``iter()`` is called once per subscriber).
+
+        Example::
+
+            Flowable.from_iterable([1, 2]).test().assert_result(1, 2)
+
+        Backpressure: pull-driven, one ``next()`` per requested element; fuses with the stateless
+        operators that follow it.
+        """
+        from .sources._basic import from_iterable
+
+        return from_iterable(iterable)
+
+    @staticmethod
+    def range(start: int, count: int) -> Flowable[int]:
+        """Emit ``count`` consecutive ints starting at ``start``.
+
+        Example::
+
+            Flowable.range(5, 3).test().assert_result(5, 6, 7)
+
+        Backpressure: emits only what is requested; a fast path when demand is unbounded.
+        """
+        from .sources._basic import range_
+
+        return range_(start, count)
+
+    @staticmethod
+    def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
+        """Call ``supplier`` for every subscriber and subscribe to the Publisher it returns.
+
+        Example::
+
+            Flowable.defer(lambda: Flowable.just(time.time()))
+        """
+        from .sources._basic import defer
+
+        return defer(supplier)
+
+    @staticmethod
+    def from_callable(fn: Callable[[], T]) -> Flowable[T]:
+        """Call ``fn`` when the subscriber first requests, emit its result, complete.
+
+        Example::
+
+            Flowable.from_callable(lambda: 42).test().assert_result(42)
+
+        Backpressure: ``fn`` runs on the first ``request``; a ``None`` result signals TypeError.
+        """
+        from .sources._basic import from_callable
+
+        return from_callable(fn)
+
+    @staticmethod
+    def from_publisher(publisher: Publisher[T]) -> Flowable[T]:
+        """View any Reactive Streams Publisher as a Flowable (a Flowable is returned as is).
+
+        Example::
+
+            Flowable.from_publisher(my_publisher).map(str)
+        """
+        from .sources._basic import from_publisher
+
+        return from_publisher(publisher)
+
+    @staticmethod
+    def from_future(future: concurrent.futures.Future[T], timeout: float | None = None) -> Flowable[T]:
+        """Emit the result of a ``concurrent.futures.Future`` (or its exception as on_error).
+
+        Example::
+
+            fut = executor.submit(compute)
+            Flowable.from_future(fut).test().await_done().assert_value_count(1)
+
+        Backpressure: the value is emitted when requested. Scheduler: the signal arrives on the
+        thread that completes the future (no thread is blocked). ``timeout`` seconds without a
+        result signals ``TimeoutError``; cancelling the subscription does not cancel the future.
+        """
+        from .sources._future import from_future
+
+        return from_future(future, timeout)
+
+    @staticmethod
+    def generate(
+        state_fn: Callable[[], S],
+        generator_fn: Callable[[S, Emitter[T]], S],
+        dispose_fn: Callable[[S], Any] | None = None,
+    ) -> Flowable[T]:
+        """A pull-driven, stateful source: ``generator_fn(state, emitter) -> new state`` is called
+        once per requested element and must call ``emitter.on_next(x)`` at most once (and/or
+        ``on_complete()``/``on_error(e)``).
+
+        Example::
+
+            def step(n, emitter):
+                emitter.on_next(n) if n < 3 else emitter.on_complete()
+                return n + 1
+            Flowable.generate(lambda: 0, step).test().assert_result(0, 1, 2)
+
+        Backpressure: honoured exactly: the generator only runs when there is demand.
+        """
+        from .sources._generate import generate
+
+        return generate(state_fn, generator_fn, dispose_fn)
+
+    @staticmethod
+    def create(
+        emitter_fn: Callable[[FlowableEmitter[T]], Any],
+        strategy: BackpressureStrategy = BackpressureStrategy.BUFFER,
+    ) -> Flowable[T]:
+        """Bridge a push-style API: ``emitter_fn(emitter)`` pushes with ``emitter.on_next(x)`` from
+        any thread (serialized); ``strategy`` says what happens to items pushed without demand.
+
+        Example::
+
+            def push(emitter):
+                for i in range(3):
+                    emitter.on_next(i)
+                emitter.on_complete()
+            Flowable.create(push, BackpressureStrategy.BUFFER).test().assert_result(0, 1, 2)
+
+        Backpressure: per ``strategy`` (BUFFER, DROP, LATEST, ERROR, MISSING). The emitter has
+        ``requested``, ``is_cancelled``, ``set_cancellable(fn)`` and ``try_on_error(e)``.
+        """
+        from .sources._create import create
+
+        return create(emitter_fn, strategy)
+
+    @staticmethod
+    def using(
+        resource_fn: Callable[[], S],
+        source_fn: Callable[[S], Publisher[T]],
+        dispose_fn: Callable[[S], Any],
+        eager: bool = True,
+    ) -> Flowable[T]:
+        """Acquire a resource per subscriber, stream from it, and dispose of it on termination or
+        cancellation (``eager``: before the terminal signal is passed on).
+
+        Example::
+
+            Flowable.using(lambda: open(path), lambda f: Flowable.from_iterable(f), lambda f: f.close())
+        """
+        from .sources._using import using
+
+        return using(resource_fn, source_fn, dispose_fn, eager)
+
+    @staticmethod
+    def concat(*sources: Publisher[T]) -> Flowable[T]:
+        """Emit the sources one after the other (each is subscribed when the previous completes).
+
+        Example::
+
+            Flowable.concat(Flowable.just(1), Flowable.just(2)).test().assert_result(1, 2)
+
+        Backpressure: demand not fulfilled by one source carries over to the next. Subscribing
+        the next source is trampolined, so a million sources never hit the recursion limit.
+        """
+        from .operators._concat import concat
+
+        return concat(*sources)
+
+    @staticmethod
+    def merge(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
+        """Interleave the elements of several sources as they arrive.
+
+        Example::
+
+            Flowable.merge(Flowable.just(1), Flowable.just(2)).to_list().blocking_first()  # [1, 2]
+
+        Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%), at most
+        ``max_concurrency`` sources are subscribed at once; downstream demand is honoured.
+        """
+        from .operators._merge import merge
+
+        return merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch)
+
+    @staticmethod
+    def zip(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
+        """Combine the n-th elements of every source with a zipper (the last positional argument if
+        it is a plain callable; otherwise rows are tuples). Completes when any source is exhausted.
+
+        Example::
+
+            Flowable.zip(Flowable.just(1, 2), Flowable.just("a", "b"), lambda a, b: f"{a}{b}")
+            # "1a", "2b"
+
+        Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%).
+        """
+        from .operators._zip import zip_
+
+        return zip_(*sources, prefetch=prefetch)
+
+    # ------------------------------------------------------------------------------------------
+    # Transform and filter
+
+    def map(self, mapper: Callable[[T], R]) -> Flowable[R]:
+        """Transform each element with ``mapper``.
+
+        Example::
+
+            Flowable.just(1, 2).map(lambda x: x * 10).test().assert_result(10, 20)
+
+        Backpressure: passes requests through. A ``None`` result signals TypeError; a raising
+        mapper cancels the upstream and signals its error.
+        """
+        from .operators._map_filter import map_
+
+        return map_(self, mapper)
+
+    def filter(self, predicate: Callable[[T], object]) -> Flowable[T]:
+        """Keep the elements for which ``predicate`` is truthy.
+
+        Example::
+
+            Flowable.range(0, 5).filter(lambda x: x % 2).test().assert_result(1, 3)
+
+        Backpressure: passes requests through and asks upstream for one more per dropped element
+        (sources that support ``try_on_next`` skip that round trip).
+        """
+        from .operators._map_filter import filter_
+
+        return filter_(self, predicate)
+
+    def flat_map_iterable(self, mapper: Callable[[T], Iterable[R]]) -> Flowable[R]:
+        """Map each element to an iterable and emit its elements in order.
+
+        Example::
+
+            Flowable.just(1, 2).flat_map_iterable(lambda x: [x, x]).test().assert_result(1, 1, 2, 2)
+
+        Backpressure: pulls from the current iterable only as requested; asks upstream for the next
+        element when the iterable is exhausted.
+        """
+        from .operators._flat_map_iterable import flat_map_iterable
+
+        return flat_map_iterable(self, mapper)
+
+    def scan(self, accumulator: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
+        """Emit the running fold: with a ``seed``, the seed first, then each accumulated value.
+
+        Example::
+
+            Flowable.just(1, 2, 3).scan(lambda a, b: a + b).test().assert_result(1, 3, 6)
+            Flowable.just(1, 2).scan(lambda a, b: a + b, seed=0).test().assert_result(0, 1, 3)
+
+        Backpressure: passes requests through (the seed uses one unit of demand).
+        """
+        from .operators._scan import scan
+
+        return scan(self, accumulator, seed)
+
+    def buffer(self, count: int, skip: int | None = None) -> Flowable[list[T]]:
+        """Emit lists of ``count`` elements, starting a new list every ``skip`` elements
+        (default ``skip = count``: consecutive, non-overlapping lists). The last list may be short.
+
+        Example::
+
+            Flowable.range(0, 5).buffer(2).test().assert_result([0, 1], [2, 3], [4])
+
+        Backpressure: a request for n lists asks upstream for about n * skip elements.
+        """
+        from .operators._buffer import buffer
+
+        return buffer(self, count, skip)
+
+    def take(self, count: int) -> Flowable[T]:
+        """Emit at most the first ``count`` elements, then cancel the upstream and complete.
+
+        Example::
+
+            Flowable.range(0, 100).take(3).test().assert_result(0, 1, 2)
+
+        Backpressure: never requests more than ``count`` in total from upstream.
+        """
+        from .operators._take_skip import take
+
+        return take(self, count)
+
+    def take_last(self, count: int) -> Flowable[T]:
+        """Emit the last ``count`` elements after the upstream completes.
+
+        Example::
+
+            Flowable.range(0, 5).take_last(2).test().assert_result(3, 4)
+
+        Backpressure: consumes upstream unbounded; emits the kept tail as requested (post-complete).
+        """
+        from .operators._take_last import take_last
+
+        return take_last(self, count)
+
+    def take_while(self, predicate: Callable[[T], object]) -> Flowable[T]:
+        """Emit elements while ``predicate`` holds; complete at the first that fails it.
+
+        Example::
+
+            Flowable.range(0, 10).take_while(lambda x: x < 3).test().assert_result(0, 1, 2)
+        """
+        from .operators._take_while import take_while
+
+        return take_while(self, predicate)
+
+    def take_until(self, stop: Callable[[T], object] | Publisher[Any]) -> Flowable[T]:
+        """With a predicate: emit elements up to and including the first for which ``stop`` holds,
+        then complete. With a Publisher: emit until it signals an element or completes.
+
+        Example::
+
+            Flowable.range(0, 10).take_until(lambda x: x == 2).test().assert_result(0, 1, 2)
+        """
+        from .operators._take_while import take_until
+
+        return take_until(self, stop)
+
+    def skip(self, count: int) -> Flowable[T]:
+        """Drop the first ``count`` elements.
+
+        Example::
+
+            Flowable.range(0, 5).skip(3).test().assert_result(3, 4)
+
+        Backpressure: asks upstream for ``count`` extra elements once.
+        """
+        from .operators._take_skip import skip
+
+        return skip(self, count)
+
+    def skip_last(self, count: int) -> Flowable[T]:
+        """Drop the last ``count`` elements (each element is emitted once ``count`` newer ones arrived).
+
+        Example::
+
+            Flowable.range(0, 5).skip_last(2).test().assert_result(0, 1, 2)
+        """
+        from .operators._skip_last import skip_last
+
+        return skip_last(self, count)
+
+    def skip_while(self, predicate: Callable[[T], object]) -> Flowable[T]:
+        """Drop elements while ``predicate`` holds, then emit everything.
+
+        Example::
+
+            Flowable.range(0, 5).skip_while(lambda x: x < 3).test().assert_result(3, 4)
+        """
+        from .operators._skip_while import skip_while
+
+        return skip_while(self, predicate)
+
+    def distinct(self, key_fn: Callable[[T], Hashable] | None = None) -> Flowable[T]:
+        """Drop elements whose key (default: the element) was seen before.
+
+        Example::
+
+            Flowable.just(1, 2, 1, 3).distinct().test().assert_result(1, 2, 3)
+
+        Memory: keeps every key seen.
+        """
+        from .operators._distinct import distinct
+
+        return distinct(self, key_fn)
+
+    def distinct_until_changed(
+        self,
+        key_fn: Callable[[T], Any] | None = None,
+        comparer: Callable[[Any, Any], bool] | None = None,
+    ) -> Flowable[T]:
+        """Drop elements equal (by key, or by ``comparer(previous, current)``) to their predecessor.
+
+        Example::
+
+            Flowable.just(1, 1, 2, 1).distinct_until_changed().test().assert_result(1, 2, 1)
+        """
+        from .operators._distinct import distinct_until_changed
+
+        return distinct_until_changed(self, key_fn, comparer)
+
+    def element_at(self, index: int, default: T | Any = NOTSET) -> Flowable[T]:
+        """Emit only the element at ``index`` (0-based); if there is none, ``default`` when given,
+        else complete empty.
+
+        Example::
+
+            Flowable.range(0, 5).element_at(2).test().assert_result(2)
+        """
+        from .operators._element_at import element_at
+
+        return element_at(self, index, default)
+
+    def element_at_or_error(self, index: int) -> Flowable[T]:
+        """Like :meth:`element_at`, but signal ``NoSuchElementError`` when there is no such element."""
+        from .operators._element_at import element_at_or_error
+
+        return element_at_or_error(self, index)
+
+    def first(self, default: T | Any = NOTSET) -> Flowable[T]:
+        """Emit the first element, then cancel the upstream. If the stream is empty: ``default``
+        when given, else ``NoSuchElementError``.
+
+        Example::
+
+            Flowable.range(3, 5).first().test().assert_result(3)
+            Flowable.empty().first(default=0).test().assert_result(0)
+        """
+        from .operators._element_at import first
+
+        return first(self, default)
+
+    def first_element(self) -> Flowable[T]:
+        """Emit the first element if there is one, else complete empty."""
+        return self.element_at(0)
+
+    def last(self, default: T | Any = NOTSET) -> Flowable[T]:
+        """Emit the last element after completion. If the stream is empty: ``default`` when given,
+        else ``NoSuchElementError``.
+
+        Example::
+
+            Flowable.range(3, 5).last().test().assert_result(7)
+
+        Backpressure: consumes upstream unbounded; emits when requested.
+        """
+        from .operators._element_at import last
+
+        return last(self, default)
+
+    def ignore_elements(self) -> Flowable[T]:
+        """Drop every element; pass on only the terminal signal.
+
+        Example::
+
+            Flowable.range(0, 5).ignore_elements().test().assert_result()
+        """
+        from .operators._default_if_empty import ignore_elements
+
+        return ignore_elements(self)
+
+    def default_if_empty(self, default: T) -> Flowable[T]:
+        """Emit ``default`` if the upstream completes without elements.
+
+        Example::
+
+            Flowable.empty().default_if_empty(0).test().assert_result(0)
+        """
+        from .operators._default_if_empty import default_if_empty
+
+        return default_if_empty(self, default)
+
+    def switch_if_empty(self, other: Publisher[T]) -> Flowable[T]:
+        """Continue with ``other`` if the upstream completes without elements.
+
+        Example::
+
+            Flowable.empty().switch_if_empty(Flowable.just(1, 2)).test().assert_result(1, 2)
+
+        Backpressure: unfulfilled demand carries over to ``other``.
+        """
+        from .operators._concat import switch_if_empty
+
+        return switch_if_empty(self, other)
+
+    def start_with(self, *items: Any) -> Flowable[T]:
+        """Emit ``items`` first (or, given one Publisher, its elements first), then this Flowable.
+
+        Example::
+
+            Flowable.just(3).start_with(1, 2).test().assert_result(1, 2, 3)
+        """
+        from .operators._concat import start_with
+
+        return start_with(self, *items)
+
+    def concat_with(self, other: Publisher[T]) -> Flowable[T]:
+        """Emit this Flowable's elements, then ``other``'s.
+
+        Example::
+
+            Flowable.just(1).concat_with(Flowable.just(2)).test().assert_result(1, 2)
+        """
+        from .operators._concat import concat_with
+
+        return concat_with(self, other)
+
+    def merge_with(self, other: Publisher[T]) -> Flowable[T]:
+        """Merge this Flowable with ``other`` (see :meth:`merge`)."""
+        return Flowable.merge(self, other)
+
+    def zip_with(self, other: Publisher[U], zipper: Callable[[T, U], R] | None = None) -> Flowable[Any]:
+        """Zip this Flowable with ``other`` (see :meth:`zip`)."""
+        if zipper is None:
+            return Flowable.zip(self, other)
+        return Flowable.zip(self, other, zipper)
+
+    def concat_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 2) -> Flowable[R]:
+        """Map each element to a Publisher and emit their elements in order, one inner at a time.
+
+        Example::
+
+            Flowable.range(0, 3).concat_map(lambda x: Flowable.just(x, x)).test().assert_result(0, 0, 1, 1, 2, 2)
+
+        Backpressure: prefetches ``prefetch`` upstream elements; demand carries across inners.
+        ``Flowable.just(x)``/``empty()`` inner results take a shortcut with no inner subscription.
+        """
+        from .operators._concat_map import concat_map
+
+        return concat_map(self, mapper, prefetch)
+
+    # ------------------------------------------------------------------------------------------
+    # Aggregate (single-valued results: consume upstream unbounded, emit when requested)
+
+    def reduce(self, reducer: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
+        """Fold all elements into one value, emitted on completion. Without a seed an empty stream
+        completes empty.
+
+        Example::
+
+            Flowable.range(1, 4).reduce(lambda a, b: a + b).test().assert_result(10)
+            Flowable.empty().reduce(lambda a, b: a + b, seed=0).test().assert_result(0)
+        """
+        from .operators._aggregate import reduce
+
+        return reduce(self, reducer, seed)
+
+    def collect(self, supplier: Callable[[], U], accumulator: Callable[[U, T], Any]) -> Flowable[U]:
+        """Collect into a container made by ``supplier``, emitted on completion.
+
+        Example::
+
+            Flowable.just(1, 2).collect(set, set.add).test().assert_result({1, 2})
+        """
+        from .operators._aggregate import collect
+
+        return collect(self, supplier, accumulator)
+
+    def to_list(self) -> Flowable[list[T]]:
+        """Collect every element into one list, emitted on completion.
+
+        Example::
+
+            Flowable.just(1, 2).to_list().test().assert_result([1, 2])
+        """
+        from .operators._aggregate import to_list
+
+        return to_list(self)
+
+    def to_dict(self, key_fn: Callable[[T], K], value_fn: Callable[[T], V] | None = None) -> Flowable[dict[K, Any]]:
+        """Collect into a dict keyed by ``key_fn`` (later elements win), emitted on completion.
+
+        Example::
+
+            Flowable.just("a", "bb").to_dict(len).test().assert_result({1: "a", 2: "bb"})
+        """
+        from .operators._aggregate import to_dict
+
+        return to_dict(self, key_fn, value_fn)
+
+    def count(self) -> Flowable[int]:
+        """Emit the number of elements on completion.
+
+        Example::
+
+            Flowable.range(0, 5).count().test().assert_result(5)
+        """
+        from .operators._aggregate import count
+
+        return count(self)
+
+    def all(self, predicate: Callable[[T], object]) -> Flowable[bool]:
+        """Emit whether every element satisfies ``predicate`` (stops at the first that does not).
+
+        Example::
+
+            Flowable.just(2, 4).all(lambda x: x % 2 == 0).test().assert_result(True)
+        """
+        from .operators._aggregate import all_
+
+        return all_(self, predicate)
+
+    def any(self, predicate: Callable[[T], object]) -> Flowable[bool]:
+        """Emit whether some element satisfies ``predicate`` (stops at the first that does).
+
+        Example::
+
+            Flowable.just(1, 2).any(lambda x: x > 1).test().assert_result(True)
+        """
+        from .operators._aggregate import any_
+
+        return any_(self, predicate)
+
+    def contains(self, item: object) -> Flowable[bool]:
+        """Emit whether some element equals ``item``.
+
+        Example::
+
+            Flowable.just(1, 2).contains(2).test().assert_result(True)
+        """
+        from .operators._aggregate import contains
+
+        return contains(self, item)
+
+    # ------------------------------------------------------------------------------------------
+    # Errors and lifecycle
+
+    def on_error_return(self, fn: Callable[[BaseException], T]) -> Flowable[T]:
+        """On error, emit ``fn(error)`` and complete.
+
+        Example::
+
+            Flowable.error(ValueError()).on_error_return(lambda e: -1).test().assert_result(-1)
+
+        Backpressure: the fallback value waits for demand.
+        """
+        from .operators._on_error import on_error_return
+
+        return on_error_return(self, fn)
+
+    def on_error_return_item(self, item: T) -> Flowable[T]:
+        """On error, emit ``item`` and complete."""
+        return self.on_error_return(lambda _e: item)
+
+    def on_error_resume_next(
+        self, fallback: Callable[[BaseException], Publisher[T]] | Publisher[T]
+    ) -> Flowable[T]:
+        """On error, continue with a fallback Publisher (given, or returned by ``fallback(error)``).
+
+        Example::
+
+            Flowable.error(ValueError()).on_error_resume_next(Flowable.just(1)).test().assert_result(1)
+
+        Backpressure: unfulfilled demand carries over to the fallback.
+        """
+        from .operators._on_error import on_error_resume_next
+
+        return on_error_resume_next(self, fallback)
+
+    def on_error_complete(self, predicate: Callable[[BaseException], object] | None = None) -> Flowable[T]:
+        """On error (matching ``predicate`` if given), complete instead."""
+        from .operators._on_error import on_error_complete
+
+        return on_error_complete(self, predicate)
+
+    def retry(
+        self,
+        times: int | None = None,
+        predicate: Callable[[BaseException], object] | None = None,
+    ) -> Flowable[T]:
+        """Resubscribe on error, at most ``times`` times (``None``: forever) and only while
+        ``predicate(error)`` holds.
+
+        Example::
+
+            Flowable.defer(flaky).retry(3).test()
+
+        Backpressure: unfulfilled demand carries over. Resubscription is trampolined: a million
+        retries never hit the recursion limit.
+        """
+        from .operators._retry_repeat import retry
+
+        return retry(self, times, predicate)
+
+    def repeat(self, times: int | None = None) -> Flowable[T]:
+        """Resubscribe on completion: ``times`` subscriptions in all (``None``: forever).
+
+        Example::
+
+            Flowable.just(1).repeat(3).test().assert_result(1, 1, 1)
+
+        Backpressure: unfulfilled demand carries over. Trampolined, as ``retry``.
+        """
+        from .operators._retry_repeat import repeat
+
+        return repeat(self, times)
+
+    def do_on_next(self, fn: Callable[[T], Any]) -> Flowable[T]:
+        """Call ``fn(element)`` before passing each element on (a raising ``fn`` fails the stream).
+
+        Example::
+
+            Flowable.just(1).do_on_next(print).test().assert_result(1)
+        """
+        from .operators._do_on import do_on_next
+
+        return do_on_next(self, fn)
+
+    def do_on_error(self, fn: Callable[[BaseException], Any]) -> Flowable[T]:
+        """Call ``fn(error)`` before passing the error on."""
+        from .operators._do_on import do_on_error
+
+        return do_on_error(self, fn)
+
+    def do_on_complete(self, fn: Callable[[], Any]) -> Flowable[T]:
+        """Call ``fn()`` before passing completion on."""
+        from .operators._do_on import do_on_complete
+
+        return do_on_complete(self, fn)
+
+    def do_on_subscribe(self, fn: Callable[[Subscription], Any]) -> Flowable[T]:
+        """Call ``fn(subscription)`` when the upstream subscription arrives."""
+        from .operators._do_on import do_on_subscribe
+
+        return do_on_subscribe(self, fn)
+
+    def do_on_request(self, fn: Callable[[int], Any]) -> Flowable[T]:
+        """Call ``fn(n)`` for each downstream ``request(n)`` (how users debug demand).
+
+        Example::
+
+            Flowable.range(0, 3).do_on_request(print).test(2)   # prints 2
+        """
+        from .operators._do_on import do_on_request
+
+        return do_on_request(self, fn)
+
+    def do_on_cancel(self, fn: Callable[[], Any]) -> Flowable[T]:
+        """Call ``fn()`` when the downstream cancels."""
+        from .operators._do_on import do_on_cancel
+
+        return do_on_cancel(self, fn)
+
+    def do_finally(self, fn: Callable[[], Any]) -> Flowable[T]:
+        """Call ``fn()`` exactly once after the stream terminates or is cancelled.
+
+        Example::
+
+            Flowable.just(1).do_finally(lambda: print("done")).test()
+        """
+        from .operators._do_on import do_finally
+
+        return do_finally(self, fn)
+
+    # ------------------------------------------------------------------------------------------
+    # Backpressure operators
+
+    def on_backpressure_buffer(
+        self,
+        capacity: int | None = None,
+        on_overflow: BackpressureOverflow = BackpressureOverflow.ERROR,
+        on_dropped: Callable[[T], Any] | None = None,
+    ) -> Flowable[T]:
+        """Buffer elements the downstream has not requested yet (unbounded when ``capacity`` is None).
+
+        Example::
+
+            fast_source.on_backpressure_buffer(1000, BackpressureOverflow.DROP_OLDEST)
+
+        Backpressure: requests unbounded from upstream; on a full buffer applies ``on_overflow``:
+        ERROR (cancel upstream, signal ``MissingBackpressureError``), DROP_OLDEST or DROP_LATEST
+        (``on_dropped`` is called with the dropped element).
+        """
+        from .operators._backpressure import on_backpressure_buffer
+
+        return on_backpressure_buffer(self, capacity, on_overflow, on_dropped)
+
+    def on_backpressure_drop(self, on_drop: Callable[[T], Any] | None = None) -> Flowable[T]:
+        """Drop elements that arrive without downstream demand (``on_drop`` sees each one).
+
+        Backpressure: requests unbounded from upstream.
+        """
+        from .operators._backpressure import on_backpressure_drop
+
+        return on_backpressure_drop(self, on_drop)
+
+    def on_backpressure_latest(self) -> Flowable[T]:
+        """Keep only the latest element that arrived without demand; emit it when requested.
+
+        Backpressure: requests unbounded from upstream.
+        """
+        from .operators._backpressure import on_backpressure_latest
+
+        return on_backpressure_latest(self)
+
+    def rebatch_requests(self, n: int) -> Flowable[T]:
+        """Request from upstream in batches of ``n`` (replenishing at 75%), whatever downstream asks.
+
+        Example::
+
+            source.rebatch_requests(128)   # upstream sees request(128), then request(96), ...
+        """
+        from .operators._backpressure import rebatch_requests
+
+        return rebatch_requests(self, n)
+
+    # ------------------------------------------------------------------------------------------
+    # Blocking bridges
+
+    def blocking_iterable(self, prefetch: int = 128) -> Iterator[T]:
+        """A Python iterator over the elements, prefetching at most ``prefetch`` (replenished at
+        75%). Leaving the loop early (break, exception, ``close()``) cancels the subscription.
+
+        Example::
+
+            for x in Flowable.range(0, 3).blocking_iterable():
+                print(x)
+        """
+        from .operators._blocking import blocking_iterable
+
+        return blocking_iterable(self, prefetch)
+
+    def __iter__(self) -> Iterator[T]:
+        return self.blocking_iterable()
+
+    def blocking_first(self, default: T | Any = NOTSET, timeout: float | None = None) -> T:
+        """Block until the first element and return it (then cancel). Empty: ``default`` if given,
+        else raise ``NoSuchElementError``; an error is raised.
+
+        Example::
+
+            Flowable.range(3, 5).blocking_first()   # 3
+        """
+        from .operators._blocking import blocking_first
+
+        return blocking_first(self, default, timeout)
+
+    def blocking_last(self, default: T | Any = NOTSET, timeout: float | None = None) -> T:
+        """Block until completion and return the last element (rules as :meth:`blocking_first`).
+
+        Example::
+
+            Flowable.range(3, 5).blocking_last()   # 7
+        """
+        from .operators._blocking import blocking_last
+
+        return blocking_last(self, default, timeout)
+
+    def blocking_subscribe(
+        self,
+        on_next: Callable[[T], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_complete: Callable[[], Any] | None = None,
+    ) -> None:
+        """Subscribe and block the calling thread until the stream terminates. Callbacks run on
+        the calling thread. Without ``on_error``, an error is raised.
+
+        Example::
+
+            Flowable.range(0, 3).blocking_subscribe(print)
+        """
+        from .operators._blocking import blocking_subscribe
+
+        blocking_subscribe(self, on_next, on_error, on_complete)
+
+    def to_future(self) -> concurrent.futures.Future[T]:
+        """A ``concurrent.futures.Future`` of the last element (``NoSuchElementError`` when empty).
+        Cancelling the future cancels the subscription.
+
+        Example::
+
+            Flowable.just(1, 2).to_future().result()   # 2
+        """
+        from .operators._blocking import to_future
+
+        return to_future(self)
+
+
+# Emitter protocols (implemented in sources/_create.py and sources/_generate.py).
+class Emitter(Generic[T]):
+    """What ``generate``'s function receives: signal at most one element per call."""
+
+    __slots__ = ()
+
+    def on_next(self, item: T) -> None:
+        raise NotImplementedError
+
+    def on_error(self, error: BaseException) -> None:
+        raise NotImplementedError
+
+    def on_complete(self) -> None:
+        raise NotImplementedError
+
+
+class FlowableEmitter(Emitter[T]):
+    """What ``create``'s function receives: push from any thread (signals are serialized)."""
+
+    __slots__ = ()
+
+    @property
+    def requested(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def is_cancelled(self) -> bool:
+        raise NotImplementedError
+
+    def set_cancellable(self, fn: Callable[[], Any]) -> None:
+        raise NotImplementedError
+
+    def try_on_error(self, error: BaseException) -> bool:
+        raise NotImplementedError

@@ -1,0 +1,1 @@
+"""Flowable operators, one private module per operator family (named after RxJava's operator)."""

@@ -1,0 +1,150 @@
+"""map, filter and hide. map and filter fold into builtin ``map``/``filter`` over a fused source."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import Any, TypeVar, final
+
+from ..._spec import Subscriber
+from .._base import BasicSubscriber, none_result_error
+from .._flowable import Flowable
+from .._fused import FusedFlowable
+
+__all__ = ["map_", "filter_", "hide"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _check_callable(name: str, fn: object) -> None:
+    if not callable(fn):
+        raise TypeError(f"{name}(): expected a callable, got {type(fn).__name__}")
+
+
+@final
+class _MapSubscriber(BasicSubscriber[T, R]):
+    __slots__ = ("_mapper",)
+
+    def __init__(self, downstream: Subscriber[R], mapper: Callable[[T], R]) -> None:
+        super().__init__(downstream)
+        self._mapper = mapper
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return
+        try:
+            v = self._mapper(item)
+        except Exception as e:
+            self.fail(e)
+            return
+        if v is None:
+            self.fail(none_result_error("map"))
+            return
+        self.downstream.on_next(v)
+
+
+@final
+class _MapFlowable(Flowable[R]):
+    __slots__ = ("_source", "_mapper")
+
+    def __init__(self, source: Flowable[T], mapper: Callable[[T], R]) -> None:
+        self._source = source
+        self._mapper = mapper
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        self._source.subscribe(_MapSubscriber(subscriber, self._mapper))
+
+
+def map_(source: Flowable[T], mapper: Callable[[T], R]) -> Flowable[R]:
+    _check_callable("map", mapper)
+    fz = source._fused()
+    if fz is not None:
+        return FusedFlowable(fz.then(lambda it: builtins.map(mapper, it), "map", fz.sizer, produces=True))
+    return _MapFlowable(source, mapper)
+
+
+@final
+class _FilterSubscriber(BasicSubscriber[T, T]):
+    __slots__ = ("_predicate",)
+
+    def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
+        super().__init__(downstream)
+        self._predicate = predicate
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return
+        try:
+            ok = self._predicate(item)
+        except Exception as e:
+            self.fail(e)
+            return
+        if ok:
+            self.downstream.on_next(item)
+        else:
+            self.upstream.request(1)
+
+    def try_on_next(self, item: T) -> bool:
+        """Conditional path: True if the element was passed on (and so used one unit of demand)."""
+        if self.done:
+            return False
+        try:
+            ok = self._predicate(item)
+        except Exception as e:
+            self.fail(e)
+            return False
+        if ok:
+            self.downstream.on_next(item)
+            return True
+        return False
+
+
+@final
+class _FilterFlowable(Flowable[T]):
+    __slots__ = ("_source", "_predicate")
+
+    def __init__(self, source: Flowable[T], predicate: Callable[[T], object]) -> None:
+        self._source = source
+        self._predicate = predicate
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._source.subscribe(_FilterSubscriber(subscriber, self._predicate))
+
+
+def filter_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T]:
+    _check_callable("filter", predicate)
+    fz = source._fused()
+    if fz is not None:
+        return FusedFlowable(fz.then(lambda it: builtins.filter(predicate, it), "filter"))
+    return _FilterFlowable(source, predicate)
+
+
+@final
+class _HideFlowable(Flowable[T]):
+    """Subscribes straight through; only hides the source's type (no fusion after it)."""
+
+    __slots__ = ("_source",)
+
+    def __init__(self, source: Flowable[T]) -> None:
+        self._source = source
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._source.subscribe(_HideSubscriber(subscriber))
+
+    def __repr__(self) -> str:
+        return f"{self._source!r}.hide()"
+
+
+@final
+class _HideSubscriber(BasicSubscriber[T, T]):
+    """Hides the downstream too (no ``try_on_next`` shortcut through it), as RxJava's hide."""
+
+    __slots__ = ()
+
+    def on_next(self, item: T) -> None:
+        self.downstream.on_next(item)
+
+
+def hide(source: Flowable[Any]) -> Flowable[Any]:
+    return _HideFlowable(source)

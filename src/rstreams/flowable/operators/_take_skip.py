@@ -1,0 +1,148 @@
+"""take(n) and skip(n). Over a fused source they fold into ``itertools.islice``."""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TypeVar, final
+
+from ..._internal.atomics import AtomicInt
+from ..._internal.subscriptions import complete_empty
+from ..._spec import Subscriber, Subscription
+from .._base import BasicSubscriber
+from .._flowable import Flowable
+from .._fused import FusedFlowable, Sizer
+
+__all__ = ["take", "skip"]
+
+T = TypeVar("T")
+
+
+def _check_count(name: str, n: object) -> int:
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"{name}(): count must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"{name}(): count must be >= 0, got {n}")
+    return n
+
+
+@final
+class _TakeSubscriber(BasicSubscriber[T, T]):
+    __slots__ = ("_remaining", "_limit", "_asked")
+
+    def __init__(self, downstream: Subscriber[T], limit: int) -> None:
+        super().__init__(downstream)
+        self._remaining = limit
+        self._limit = limit
+        self._asked = AtomicInt(0)  # total forwarded upstream (race: concurrent request calls)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._limit == 0 and not self.done:
+            subscription.cancel()
+            self.done = True
+            complete_empty(self.downstream)
+            return
+        super().on_subscribe(subscription)
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return
+        r = self._remaining - 1
+        self._remaining = r
+        if r < 0:
+            return  # the upstream over-delivered: it is already cancelled
+        self.downstream.on_next(item)
+        if r == 0:
+            self.upstream.cancel()
+            self.on_complete()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            self.upstream.request(n)  # let the upstream signal the rule 3.9 error
+            return
+        asked = self._asked
+        limit = self._limit
+        with asked._lock:  # never forward more than `limit` in total
+            old = asked._value
+            if old >= limit:
+                return
+            new = old + n
+            if new > limit:
+                new = limit
+            asked._value = new
+        self.upstream.request(new - old)
+
+
+@final
+class _TakeFlowable(Flowable[T]):
+    __slots__ = ("_source", "_n")
+
+    def __init__(self, source: Flowable[T], n: int) -> None:
+        self._source = source
+        self._n = n
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._source.subscribe(_TakeSubscriber(subscriber, self._n))
+
+
+def take(source: Flowable[T], n: int) -> Flowable[T]:
+    n = _check_count("take", n)
+    fz = source._fused()
+    if fz is not None:
+        up = fz.sizer
+
+        def take_sizer() -> int | None:
+            s = up() if up is not None else None
+            return n if s is None else min(n, s)
+
+        # islice never pulls more than n: the fused chain never asks its source for more than n
+        return FusedFlowable(fz.then(lambda it: islice(it, n), "take", take_sizer))
+    return _TakeFlowable(source, n)
+
+
+@final
+class _SkipSubscriber(BasicSubscriber[T, T]):
+    __slots__ = ("_remaining",)
+
+    def __init__(self, downstream: Subscriber[T], n: int) -> None:
+        super().__init__(downstream)
+        self._remaining = n
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        super().on_subscribe(subscription)
+        n = self._remaining
+        if n > 0 and self.upstream is subscription:
+            subscription.request(n)  # the skipped elements are asked for once, up front
+
+    def on_next(self, item: T) -> None:
+        if self._remaining > 0:
+            self._remaining -= 1
+            return
+        self.downstream.on_next(item)
+
+
+@final
+class _SkipFlowable(Flowable[T]):
+    __slots__ = ("_source", "_n")
+
+    def __init__(self, source: Flowable[T], n: int) -> None:
+        self._source = source
+        self._n = n
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._source.subscribe(_SkipSubscriber(subscriber, self._n))
+
+
+def skip(source: Flowable[T], n: int) -> Flowable[T]:
+    n = _check_count("skip", n)
+    if n == 0:
+        return source
+    fz = source._fused()
+    if fz is not None:
+        up = fz.sizer
+        sizer: Sizer | None = None
+        if up is not None:
+            def sizer() -> int | None:  # noqa: E306
+                s = up()
+                return None if s is None else max(s - n, 0)
+        return FusedFlowable(fz.then(lambda it: islice(it, n, None), "skip", sizer))
+    return _SkipFlowable(source, n)

@@ -1,0 +1,1 @@
+"""Flowable sources, one private module per source family."""

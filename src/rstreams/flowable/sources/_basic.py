@@ -1,0 +1,270 @@
+"""The basic sources: just, empty, error, never, from_iterable, range, defer, from_callable,
+from_publisher. The synchronous ones are fusion sources (see ``_fused.py``)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final, TypeVar, final
+
+from ..._internal.requests import validate_request
+from ..._internal.subscriptions import complete_empty, error_empty
+from ..._spec import Publisher, Subscriber, null_element_message
+from ...errors import NoneElementError
+from .._flowable import Flowable
+from .._fused import Fusion, FusedFlowable, sized
+from .._scalar import DeferredScalarSubscription
+
+__all__ = [
+    "just",
+    "empty",
+    "error",
+    "never",
+    "from_iterable",
+    "range_",
+    "defer",
+    "from_callable",
+    "from_publisher",
+    "JustFlowable",
+    "EmptyFlowable",
+    "scalar_value",
+]
+
+T = TypeVar("T")
+
+_SIZED_TYPES: Final = (list, tuple, range, dict, set, frozenset, str, bytes, deque)
+
+
+@final
+class JustFlowable(FusedFlowable[T]):
+    """``just(*items)``: known items (the scalar shortcut of concat_map/flat_map looks for it)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: tuple[T, ...]) -> None:
+        self.items = items
+        super().__init__(Fusion(items.__iter__, sized(len(items)), (), ("just",)))
+
+    def __repr__(self) -> str:
+        return f"Flowable.just{self.items!r}"
+
+
+@final
+class EmptyFlowable(Flowable[Any]):
+    __slots__ = ()
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        complete_empty(subscriber)
+
+    def _fused(self) -> Fusion[Any]:
+        return _EMPTY_FUSION
+
+    def __repr__(self) -> str:
+        return "Flowable.empty()"
+
+
+_EMPTY_FUSION: Final[Fusion[Any]] = Fusion(lambda: iter(()), sized(0), (), ("empty",))
+_EMPTY: Final = EmptyFlowable()
+
+
+def scalar_value(source: object) -> tuple[bool, Any]:
+    """Scalar shortcut: ``(True, x)`` for ``just(x)``, ``(True, NOTHING)`` for ``empty()``, else
+    ``(False, None)``. Used by concat_map/flat_map to skip inner subscriptions."""
+    if type(source) is JustFlowable and len(source.items) == 1:
+        return True, source.items[0]
+    if type(source) is EmptyFlowable:
+        return True, NOTHING
+    return False, None
+
+
+NOTHING: Final = object()
+
+
+def just(*items: T) -> Flowable[T]:
+    for x in items:
+        if x is None:
+            raise NoneElementError(null_element_message("just", "2.13"))
+    return JustFlowable(items)
+
+
+def empty() -> Flowable[Any]:
+    return _EMPTY
+
+
+@final
+class _ErrorFlowable(Flowable[Any]):
+    __slots__ = ("_error",)
+
+    def __init__(self, error: BaseException | Callable[[], BaseException]) -> None:
+        self._error = error
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        e = self._error
+        if not isinstance(e, BaseException):
+            try:
+                e = e()
+            except Exception as ex:
+                e = ex
+            if e is None:
+                e = NoneElementError("error(): the error supplier returned None")
+        error_empty(subscriber, e)
+
+
+def error(err: BaseException | Callable[[], BaseException]) -> Flowable[Any]:
+    if err is None:
+        raise NoneElementError(null_element_message("error", "2.13"))
+    if not isinstance(err, BaseException) and not callable(err):
+        raise TypeError(f"error(): expected an exception or a callable returning one, got {type(err).__name__}")
+    return _ErrorFlowable(err)
+
+
+class _NeverSubscription:
+    __slots__ = ("_downstream",)
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        self._downstream: Subscriber[Any] | None = downstream
+
+    def request(self, n: int) -> None:
+        err = validate_request(n)
+        d = self._downstream
+        if err is not None and d is not None:
+            self._downstream = None
+            d.on_error(err)  # rule 3.9
+
+    def cancel(self) -> None:
+        self._downstream = None  # rule 3.13
+
+
+@final
+class _NeverFlowable(Flowable[Any]):
+    __slots__ = ()
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        subscriber.on_subscribe(_NeverSubscription(subscriber))
+
+    def __repr__(self) -> str:
+        return "Flowable.never()"
+
+
+_NEVER: Final = _NeverFlowable()
+
+
+def never() -> Flowable[Any]:
+    return _NEVER
+
+
+def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
+    if iterable is None:
+        raise NoneElementError(null_element_message("from_iterable", "2.13"))
+    if isinstance(iterable, Flowable):
+        raise TypeError("from_iterable(): got a Flowable; use it directly (or concat/merge it)")
+    if not hasattr(iterable, "__iter__"):
+        raise TypeError(f"from_iterable(): {type(iterable).__name__} is not iterable")
+    sizer = (lambda: len(iterable)) if isinstance(iterable, _SIZED_TYPES) else None  # type: ignore[arg-type]
+    factory: Callable[[], Iterator[T]] = lambda: iter(iterable)  # noqa: E731
+    return FusedFlowable(Fusion(factory, sizer, (), ("from_iterable",)))
+
+
+def range_(start: int, count: int) -> Flowable[int]:
+    if not isinstance(start, int) or not isinstance(count, int) or isinstance(count, bool):
+        raise TypeError(f"range(start, count) takes ints, got ({start!r}, {count!r})")
+    if count < 0:
+        raise ValueError(f"range(): count must be >= 0, got {count}")
+    if count == 0:
+        return _EMPTY
+    end = start + count
+    return FusedFlowable(Fusion(lambda: iter(range(start, end)), sized(count), (), ("range",)))
+
+
+@final
+class _DeferFlowable(Flowable[T]):
+    __slots__ = ("_supplier",)
+
+    def __init__(self, supplier: Callable[[], Publisher[T]]) -> None:
+        self._supplier = supplier
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        try:
+            p = self._supplier()
+        except Exception as e:
+            error_empty(subscriber, e)
+            return
+        if p is None:
+            error_empty(subscriber, NoneElementError("defer(): the supplier returned None instead of a Publisher"))
+            return
+        p.subscribe(subscriber)
+
+
+def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
+    if not callable(supplier):
+        raise TypeError("defer(): supplier must be callable")
+    return _DeferFlowable(supplier)
+
+
+@final
+class _CallableSubscription(DeferredScalarSubscription[T]):
+    """Runs the callable on the first request (so a slow callable never runs without demand)."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, downstream: Subscriber[T], fn: Callable[[], T]) -> None:
+        super().__init__(downstream)
+        self._fn: Callable[[], T] | None = fn
+
+    def request(self, n: int) -> None:
+        fn = self._fn
+        if fn is not None and not (type(n) is not int or n <= 0):
+            self._fn = None
+            super().request(n)
+            try:
+                v = fn()
+            except Exception as e:
+                self.error(e)
+                return
+            if v is None:
+                self.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
+                return
+            self.complete(v)
+            return
+        super().request(n)
+
+
+@final
+class _FromCallableFlowable(Flowable[T]):
+    __slots__ = ("_fn",)
+
+    def __init__(self, fn: Callable[[], T]) -> None:
+        self._fn = fn
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        subscriber.on_subscribe(_CallableSubscription(subscriber, self._fn))
+
+
+def from_callable(fn: Callable[[], T]) -> Flowable[T]:
+    if not callable(fn):
+        raise TypeError("from_callable(): fn must be callable")
+    return _FromCallableFlowable(fn)
+
+
+@final
+class _FromPublisher(Flowable[T]):
+    __slots__ = ("_publisher",)
+
+    def __init__(self, publisher: Publisher[T]) -> None:
+        self._publisher = publisher
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._publisher.subscribe(subscriber)
+
+    def __repr__(self) -> str:
+        return f"Flowable.from_publisher({self._publisher!r})"
+
+
+def from_publisher(publisher: Publisher[T]) -> Flowable[T]:
+    if isinstance(publisher, Flowable):
+        return publisher
+    if publisher is None:
+        raise NoneElementError(null_element_message("from_publisher", "2.13"))
+    if not callable(getattr(publisher, "subscribe", None)):
+        raise TypeError(f"from_publisher(): {type(publisher).__name__} has no subscribe() method")
+    return _FromPublisher(publisher)

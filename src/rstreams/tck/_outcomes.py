@@ -1,0 +1,139 @@
+"""Test kinds, outcomes and the decorator that gives every kit test its metadata.
+
+Every test of the kit is a method ``test_<kind>_<name>`` where ``kind`` is one of ``required``,
+``optional``, ``stochastic`` or ``untested`` (a name without one of these prefixes is required, like
+the JVM's ``mustImmediatelyPassOnOnErrorEvents...``). The :func:`tck_test` decorator records the rule
+and the kind on the function and gives every run a fresh :class:`~rstreams.tck.TestEnvironment`.
+
+Outcomes are pytest's own exceptions, so a verification runs unchanged under pytest and under the CLI
+runner: an :class:`AssertionError` (or ``pytest.fail``) is a failure, ``pytest.skip`` a skip, and
+``pytest.xfail`` the visible outcome of an OPTIONAL rule the implementation does not implement.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
+
+import pytest
+
+from .._spec import RULES
+
+if TYPE_CHECKING:
+    from ._env import TestEnvironment
+
+__all__ = [
+    "KINDS",
+    "TckFailure",
+    "tck_test",
+    "kind_of",
+    "rule_of",
+    "fail",
+    "skip",
+    "xfail",
+    "SkipOutcome",
+    "XFailOutcome",
+    "FailOutcome",
+]
+
+KINDS: Final = ("required", "optional", "stochastic", "untested")
+
+#: pytest's outcome exception classes (public through the helper functions' ``Exception`` attribute).
+SkipOutcome: Final[type[BaseException]] = pytest.skip.Exception
+XFailOutcome: Final[type[BaseException]] = pytest.xfail.Exception
+FailOutcome: Final[type[BaseException]] = pytest.fail.Exception
+
+F = TypeVar("F", bound=Callable[..., None])
+
+
+class TckFailure(AssertionError):
+    """A rule violation found by the kit; the message always names the rule."""
+
+
+def fail(message: str) -> NoReturn:
+    """Fail the current kit test with ``message`` (which names the broken rule)."""
+    raise TckFailure(message)
+
+
+def skip(reason: str) -> NoReturn:
+    """Skip the current kit test (config-gated tests and untested rules)."""
+    pytest.skip(reason)
+
+
+def xfail(reason: str) -> NoReturn:
+    """Report an OPTIONAL rule that the implementation does not implement (visible, never silent)."""
+    pytest.xfail(reason)
+
+
+_SPEC_RE: Final = re.compile(r"spec(\d)(\d\d)")
+
+
+def kind_of(name: str) -> str:
+    """The kind of a kit test from its name: ``test_optional_spec111_...`` -> ``"optional"``."""
+    bare = name[5:] if name.startswith("test_") else name
+    for kind in KINDS:
+        if bare.startswith(kind + "_"):
+            return kind
+    return "required"
+
+
+def rule_of(name: str) -> str:
+    """The rule of a kit test from its name: ``..._spec309_...`` -> ``"3.9"``; ``"setup"`` otherwise."""
+    m = _SPEC_RE.search(name)
+    if m is None:
+        return "setup"
+    return f"{m.group(1)}.{int(m.group(2))}"
+
+
+def tck_test(rule: str | None = None, *, needs_env: bool = True) -> Callable[[F], F]:
+    """Decorate a kit test: record ``__tck_rule__``/``__tck_kind__`` and give it a fresh environment.
+
+    * ``untested`` tests skip with a reason naming the rule (their bodies are never run);
+    * ``optional`` tests turn a failure into ``pytest.xfail("does NOT implement OPTIONAL rule ...")``;
+    * every test gets ``self.env`` (a new :class:`TestEnvironment`) and the environment is closed
+      (threads stopped, resources released) whatever the outcome.
+    """
+
+    def decorate(fn: F) -> F:
+        kind = kind_of(fn.__name__)
+        the_rule = rule or rule_of(fn.__name__)
+
+        @functools.wraps(fn)
+        def run(self: Any, *args: Any, **kwargs: Any) -> None:
+            if kind == "untested":
+                text = RULES.get(the_rule, "")
+                skip(
+                    f"untested: rule {the_rule} is not verified by the kit"
+                    + (f" ({text})" if text else "")
+                    + (f"; see {fn.__doc__.strip().splitlines()[0]}" if fn.__doc__ else "")
+                )
+            env: TestEnvironment = self.create_environment()
+            previous = getattr(self, "env", None)
+            self.env = env
+            try:
+                if kind == "optional":
+                    try:
+                        fn(self, *args, **kwargs)
+                    except (AssertionError, FailOutcome) as exc:
+                        xfail(f"does NOT implement OPTIONAL rule {the_rule}: {_message(exc)}")
+                else:
+                    fn(self, *args, **kwargs)
+            finally:
+                env.close()
+                self.env = previous
+
+        run.__tck_rule__ = the_rule  # type: ignore[attr-defined]
+        run.__tck_kind__ = kind  # type: ignore[attr-defined]
+        run.__tck_test__ = True  # type: ignore[attr-defined]
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+def _message(exc: BaseException) -> str:
+    msg = getattr(exc, "msg", None)
+    if isinstance(msg, str):
+        return msg
+    return str(exc) or type(exc).__name__
