@@ -1,0 +1,87 @@
+"""8. group_by into 100 groups, each group reduced, vs a plain-Python dict-of-lists grouping."""
+
+from __future__ import annotations
+
+import operator
+import random
+from collections import defaultdict
+from itertools import groupby
+from typing import Any
+
+from benchmarks._common import flowable, reactivex
+from benchmarks._harness import Context, Target, benchmark
+
+GROUPS = 100
+add = operator.add
+
+
+def key(x: int) -> int:
+    return x % GROUPS
+
+
+def _setup(n: int, quick: bool) -> list[int]:
+    rnd = random.Random(8)
+    return [rnd.randrange(1_000_000) for _ in range(n)]
+
+
+def _data(ctx: Context) -> list[int]:
+    data: list[int] = ctx.data
+    return data if len(data) == ctx.n else data[: ctx.n]
+
+
+def _expect(ctx: Context) -> dict[int, int]:
+    sums: dict[int, int] = defaultdict(int)
+    for x in _data(ctx):
+        sums[x % GROUPS] += x
+    return dict(sums)
+
+
+B = benchmark(
+    "group_by",
+    "Flowable.from_iterable(data).group_by(x % 100) each group reduced vs a dict-of-lists grouping",
+    n=1_000_000,
+    quick_n=5_000,
+    order=80,
+    setup=_setup,
+    expect=_expect,
+)
+
+
+@B.variant("plain Python dict of lists, then sum each", baseline=True)
+def _dict_of_lists(ctx: Context) -> dict[int, int]:
+    groups: defaultdict[int, list[int]] = defaultdict(list)
+    for x in _data(ctx):
+        groups[key(x)].append(x)
+    return {k: sum(v) for k, v in groups.items()}
+
+
+@B.variant(
+    "Flowable group_by(key).flat_map(g.reduce(add))",
+    targets=[Target(">= 0.33x (within 3x)", min_ratio=0.33)],
+)
+def _flowable(ctx: Context) -> dict[int, int]:
+    F = flowable()
+
+    def per_group(g: Any) -> Any:
+        k = g.key
+        return g.reduce(add).map(lambda s: (k, s))
+
+    pairs = F.from_iterable(_data(ctx)).group_by(key).flat_map(per_group).to_list().blocking_first()
+    return dict(pairs)
+
+
+@B.variant("peer: sorted + itertools.groupby")
+def _sorted_groupby(ctx: Context) -> dict[int, int]:
+    return {k: sum(g) for k, g in groupby(sorted(_data(ctx), key=key), key=key)}
+
+
+@B.variant("peer: reactivex group_by + flat_map(reduce)", scale=0.2)
+def _rx(ctx: Context) -> dict[int, int]:
+    rx, ops = reactivex()
+
+    def per_group(g: Any) -> Any:
+        k = g.key
+        return g.pipe(ops.reduce(add), ops.map(lambda s: (k, s)))
+
+    pairs = rx.from_iterable(_data(ctx)).pipe(ops.group_by(key), ops.flat_map(per_group), ops.to_list()).run()
+    return dict(pairs)

@@ -1,0 +1,250 @@
+"""9. Spark source and sink: rstreams.spark against Spark's own read/write (long, double, string rows).
+
+Excluded from ``--quick`` unless ``--only spark`` is given. Without pyspark every variant is
+``n/a (pyspark not installed)`` at once (nothing starts); with pyspark but without ``rstreams.spark``
+the Spark baselines run and the rstreams variants are ``n/a (rstreams.spark missing)``.
+
+The Arrow-source pair runs in subprocesses (one per run) so the peak RSS of the driver's Python
+process can be compared; each starts its own SparkSession, which is not timed. The data is written
+once as Parquet under the temp dir (``rstreams-bench-spark-<N>``) and re-used.
+
+The ``rstreams.spark`` call shapes below (``from_dataframe(df)``, ``from_dataframe(df, rows=True)``,
+``to_spark(spark, path, ...)``, ``run_on_spark(df, chain, schema)``) follow the design notes; adapt
+them here when the module lands.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks._common import flowable
+from benchmarks._harness import Context, Target, Unavailable, benchmark
+
+add = operator.add
+BATCH_ROWS = 1_000_000
+
+
+@dataclass
+class SparkData:
+    spark: Any
+    path: str
+    rows: int
+    id_sum: int
+    table: Any  # pyarrow.Table of the same rows, for the sinks
+    out_dir: str
+    scale_sum: int
+
+
+def f(x: int) -> int:
+    return x * 3
+
+
+def p(x: int) -> bool:
+    return x % 2 == 0
+
+
+def _session() -> Any:
+    try:
+        import pyarrow  # noqa: F401
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise Unavailable("pyspark not installed") from None
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    return (
+        SparkSession.builder.master("local[*]")
+        .appName("rstreams-bench")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH_ROWS // (os.cpu_count() or 2)))
+        .config("spark.sql.execution.arrow.localRelationThreshold", "0")
+        .getOrCreate()
+    )
+
+
+def _setup(n: int, quick: bool) -> SparkData:
+    spark = _session()
+    path = os.path.join(tempfile.gettempdir(), f"rstreams-bench-spark-{n}")
+    if not os.path.exists(os.path.join(path, "_SUCCESS")):
+        (
+            spark.range(0, n, numPartitions=max(2, n // 1_000_000))
+            .selectExpr("id AS l", "CAST(id AS DOUBLE) * 0.5 AS d", "CAST(id AS STRING) AS s")
+            .write.mode("overwrite")
+            .parquet(path)
+        )
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    out_dir = tempfile.mkdtemp(prefix="rstreams-bench-spark-out-")
+    id_sum = n * (n - 1) // 2
+    scale_sum = sum(filter(p, map(f, range(n))))
+    return SparkData(spark, path, n, id_sum, table, out_dir, scale_sum)
+
+
+def _teardown(data: SparkData) -> None:
+    shutil.rmtree(data.out_dir, ignore_errors=True)
+
+
+def _spark_api() -> Any:
+    try:
+        import rstreams.spark as rs
+    except ImportError:
+        raise Unavailable("rstreams.spark missing") from None
+    return rs
+
+
+def _d(ctx: Context) -> SparkData:
+    data: SparkData = ctx.data
+    return data
+
+
+def _df(ctx: Context) -> Any:
+    d = _d(ctx)
+    return d.spark.read.parquet(d.path)
+
+
+def _new_out(ctx: Context) -> str:
+    return os.path.join(_d(ctx).out_dir, uuid.uuid4().hex)
+
+
+def _rows_and_sum(ctx: Context) -> tuple[int, int]:
+    d = _d(ctx)
+    return d.rows, d.id_sum
+
+
+def _rows(ctx: Context) -> int:
+    return _d(ctx).rows
+
+
+def _scale_sum(ctx: Context) -> int:
+    return _d(ctx).scale_sum
+
+
+B = benchmark(
+    "spark",
+    "rstreams.spark source / sink / scale-out vs toArrow, toLocalIterator, createDataFrame+write, mapInArrow",
+    n=10_000_000,
+    quick_n=10_000,
+    order=90,
+    setup=_setup,
+    teardown=_teardown,
+    in_quick=False,
+)
+
+
+# -- source, Arrow batches (own process each: peak driver RSS) ----------------------------------------
+
+
+def _batches_rows_and_sum(batches: Any) -> tuple[int, int]:
+    import pyarrow.compute as pc
+
+    rows = total = 0
+    for b in batches:
+        rows += b.num_rows
+        total += pc.sum(b.column(0)).as_py() or 0
+    return rows, total
+
+
+@B.variant("source: df.toArrow()", baseline=True, isolated=True, expect=_rows_and_sum)
+def _to_arrow(ctx: Context) -> tuple[int, int]:
+    return _batches_rows_and_sum(_df(ctx).toArrow().to_batches())
+
+
+@B.variant(
+    "source: from_dataframe(df) Arrow batches",
+    isolated=True,
+    expect=_rows_and_sum,
+    targets=[Target(">= 0.8x", min_ratio=0.8), Target("RSS <= 1/4 of toArrow's", max_rss_ratio=0.25)],
+)
+def _from_dataframe_arrow(ctx: Context) -> tuple[int, int]:
+    rs = _spark_api()
+    return _batches_rows_and_sum(rs.from_dataframe(_df(ctx)).blocking_iterable())
+
+
+# -- source, rows -------------------------------------------------------------------------------------
+
+
+@B.variant("source rows: toLocalIterator(prefetchPartitions=True)", baseline=True, expect=_rows_and_sum)
+def _local_iterator(ctx: Context) -> tuple[int, int]:
+    rows = total = 0
+    for r in _df(ctx).toLocalIterator(prefetchPartitions=True):
+        rows += 1
+        total += r[0]
+    return rows, total
+
+
+@B.variant(
+    "source rows: from_dataframe(df, rows=True)",
+    expect=_rows_and_sum,
+    targets=[Target(">= 2x", min_ratio=2.0)],
+)
+def _from_dataframe_rows(ctx: Context) -> tuple[int, int]:
+    rs = _spark_api()
+    rows = total = 0
+    for r in rs.from_dataframe(_df(ctx), rows=True).blocking_iterable():
+        rows += 1
+        total += r[0]
+    return rows, total
+
+
+# -- sink ---------------------------------------------------------------------------------------------
+
+
+@B.variant("sink: createDataFrame(arrow_table).write.parquet (one shot)", baseline=True, expect=_rows)
+def _create_and_write(ctx: Context) -> int:
+    d, out = _d(ctx), _new_out(ctx)
+    d.spark.createDataFrame(d.table).write.parquet(out)
+    n: int = d.spark.read.parquet(out).count()
+    shutil.rmtree(out, ignore_errors=True)
+    return n
+
+
+@B.variant(
+    "sink: Flowable of record batches -> to_spark(parquet)",
+    expect=_rows,
+    targets=[Target(">= 0.8x", min_ratio=0.8)],
+)
+def _to_spark(ctx: Context) -> int:
+    rs, F = _spark_api(), flowable()
+    d, out = _d(ctx), _new_out(ctx)
+    batches = d.table.to_batches(max_chunksize=BATCH_ROWS)
+    F.from_iterable(batches).subscribe(rs.to_spark(d.spark, out, format="parquet")).blocking_await()
+    n: int = d.spark.read.parquet(out).count()
+    shutil.rmtree(out, ignore_errors=True)
+    return n
+
+
+# -- scale-out: per-element map + filter on the executors ---------------------------------------------
+
+
+def _map_filter_batches(it: Any) -> Any:
+    import pyarrow as pa
+
+    for b in it:
+        ys = [y for y in map(f, b.column(0).to_pylist()) if p(y)]
+        yield pa.RecordBatch.from_arrays([pa.array(ys, pa.int64())], names=["l"])
+
+
+@B.variant("scale-out: hand-written mapInArrow map+filter", baseline=True, expect=_scale_sum)
+def _map_in_arrow(ctx: Context) -> int:
+    df = _df(ctx).select("l").mapInArrow(_map_filter_batches, "l long")
+    return int(df.groupBy().sum("l").collect()[0][0] or 0)
+
+
+@B.variant(
+    "scale-out: run_on_spark(df, map(f).filter(p))",
+    expect=_scale_sum,
+    targets=[Target(">= 0.8x", min_ratio=0.8)],
+)
+def _run_on_spark(ctx: Context) -> int:
+    rs = _spark_api()
+    df = rs.run_on_spark(_df(ctx).select("l"), lambda fl: fl.map(f).filter(p), schema="l long")
+    return int(df.groupBy().sum("l").collect()[0][0] or 0)
