@@ -228,9 +228,9 @@ class Flowable(Generic[T]):
 
             Flowable.error(ValueError("x")).test().assert_error(ValueError, match="x")
         """
-        from .sources._basic import error
+        from .sources._basic import error as make_error
 
-        return error(error)
+        return make_error(error)
 
     @staticmethod
     def never() -> Flowable[Any]:

@@ -6,7 +6,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any, TypeVar, final
 
-from ..._spec import Subscriber
+from ..._spec import MAX_DEMAND, Subscriber
 from .._base import BasicSubscriber, none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable
@@ -24,11 +24,12 @@ def _check_callable(name: str, fn: object) -> None:
 
 @final
 class _MapSubscriber(BasicSubscriber[T, R]):
-    __slots__ = ("_mapper",)
+    __slots__ = ("_mapper", "_next")
 
     def __init__(self, downstream: Subscriber[R], mapper: Callable[[T], R]) -> None:
         super().__init__(downstream)
         self._mapper = mapper
+        self._next = downstream.on_next  # hot path: one slot load instead of two lookups
 
     def on_next(self, item: T) -> None:
         if self.done:
@@ -41,7 +42,7 @@ class _MapSubscriber(BasicSubscriber[T, R]):
         if v is None:
             self.fail(none_result_error("map"))
             return
-        self.downstream.on_next(v)
+        self._next(v)
 
 
 @final
@@ -66,11 +67,15 @@ def map_(source: Flowable[T], mapper: Callable[[T], R]) -> Flowable[R]:
 
 @final
 class _FilterSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_predicate",)
+    __slots__ = ("_predicate", "_next", "_unbounded")
 
     def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
         super().__init__(downstream)
         self._predicate = predicate
+        self._next = downstream.on_next
+        # Once the downstream asked for unbounded demand the upstream's demand is unbounded too
+        # (2**63-1 is sticky), so a dropped element needs no replacement request(1).
+        self._unbounded = False
 
     def on_next(self, item: T) -> None:
         if self.done:
@@ -81,9 +86,14 @@ class _FilterSubscriber(BasicSubscriber[T, T]):
             self.fail(e)
             return
         if ok:
-            self.downstream.on_next(item)
-        else:
+            self._next(item)
+        elif not self._unbounded:
             self.upstream.request(1)
+
+    def request(self, n: int) -> None:
+        if type(n) is int and n >= MAX_DEMAND:
+            self._unbounded = True
+        self.upstream.request(n)
 
     def try_on_next(self, item: T) -> bool:
         """Conditional path: True if the element was passed on (and so used one unit of demand)."""
@@ -95,7 +105,7 @@ class _FilterSubscriber(BasicSubscriber[T, T]):
             self.fail(e)
             return False
         if ok:
-            self.downstream.on_next(item)
+            self._next(item)
             return True
         return False
 
@@ -122,7 +132,8 @@ def filter_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T
 
 @final
 class _HideFlowable(Flowable[T]):
-    """Subscribes straight through; only hides the source's type (no fusion after it)."""
+    """Hides the source's type: nothing fuses across it (fusion happens at assembly time, so the
+    subscriber can be passed straight through with no per-element cost)."""
 
     __slots__ = ("_source",)
 
@@ -130,20 +141,10 @@ class _HideFlowable(Flowable[T]):
         self._source = source
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        self._source.subscribe(_HideSubscriber(subscriber))
+        self._source.subscribe(subscriber)
 
     def __repr__(self) -> str:
         return f"{self._source!r}.hide()"
-
-
-@final
-class _HideSubscriber(BasicSubscriber[T, T]):
-    """Hides the downstream too (no ``try_on_next`` shortcut through it), as RxJava's hide."""
-
-    __slots__ = ()
-
-    def on_next(self, item: T) -> None:
-        self.downstream.on_next(item)
 
 
 def hide(source: Flowable[Any]) -> Flowable[Any]:

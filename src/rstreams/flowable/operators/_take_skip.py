@@ -108,8 +108,8 @@ class _SkipSubscriber(BasicSubscriber[T, T]):
         self._remaining = n
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        n = self._remaining  # read first: the downstream's request may emit (and skip) synchronously
         super().on_subscribe(subscription)
-        n = self._remaining
         if n > 0 and self.upstream is subscription:
             subscription.request(n)  # the skipped elements are asked for once, up front
 

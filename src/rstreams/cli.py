@@ -1,0 +1,36 @@
+"""The ``rstreams`` command.
+
+* ``rstreams demo [--rows N] [--master URL] [--out DIR] [--input FILE]``: the main job.
+* ``rstreams tck MODULE:FACTORY --kind publisher|whitebox|blackbox|processor``: run the TCK.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``rstreams`` console script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(
+            "usage: rstreams {demo,tck} ...\n\n"
+            "  demo   run the main job: a backpressured pipeline landed through embedded Spark\n"
+            "  tck    verify a Publisher/Subscriber/Processor with the Reactive Streams TCK\n"
+        )
+        return 0
+    cmd, rest = args[0], args[1:]
+    if cmd == "tck":
+        from .tck._cli import main as tck_main
+
+        return tck_main(rest)
+    if cmd == "demo":
+        from .demo import main as demo_main
+
+        return demo_main(rest)
+    print(f"rstreams: unknown command {cmd!r} (expected demo or tck)", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,342 @@
+"""concat, concat_with, start_with and switch_if_empty: one source after another.
+
+All four subscribe their sources one at a time through a :class:`SubscriptionArbiter`, so demand
+the current source did not fulfil carries over to the next one: before switching, the subscriber
+reports what it emitted (``produced(n)``) and the arbiter asks the next source only for what is
+still outstanding.
+
+Subscribing the next source is **trampolined** (race / recursion: a synchronous source completes
+from inside ``subscribe``, whose ``on_complete`` would subscribe the next source, and so on): the
+``on_complete`` that finds the trampoline busy only increments its wip counter, and the loop that
+owns the counter subscribes the next source when the current ``subscribe`` call returns. The stack
+depth stays constant however many sources there are.
+
+When every source is a synchronous fused source (``just``, ``range``, ``from_iterable`` and stateless
+chains over them), ``concat`` folds at assembly time into one ``itertools.chain`` (runs of adjacent
+fused sources fold even when others do not).
+
+:class:`ArbiterSubscriber` is shared by the resubscribing operators (``on_error_resume_next``,
+``retry``, ``repeat``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import chain
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.requests import validate_request
+from ..._internal.subscriptions import SubscriptionArbiter
+from ..._spec import Publisher, Subscriber, Subscription
+from ...errors import NoneElementError
+from .._flowable import Flowable
+from .._fused import Fusion, FusedFlowable, Sizer
+
+__all__ = [
+    "concat",
+    "concat_with",
+    "start_with",
+    "switch_if_empty",
+    "ArbiterSubscriber",
+    "as_flowable",
+    "NOOP_SUBSCRIBER",
+]
+
+T = TypeVar("T")
+
+
+@final
+class _NoopSubscriber:
+    """Stands in for the downstream after cancellation or termination (rule 3.13: the real one is
+    released). Late elements are dropped; late errors go to the undeliverable-error hook."""
+
+    __slots__ = ()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        subscription.cancel()
+
+    def on_next(self, item: Any) -> None:
+        pass
+
+    def on_error(self, error: BaseException) -> None:
+        plugins.on_error(error, "error after cancellation or termination")
+
+    def on_complete(self) -> None:
+        pass
+
+
+NOOP_SUBSCRIBER: Final = _NoopSubscriber()
+
+
+def as_flowable(op: str, source: object) -> Flowable[Any]:
+    """Check an argument is a Publisher (has ``subscribe``) and return it as a Flowable."""
+    if source is None:
+        raise NoneElementError(f"{op}(): a source is None; expected a Publisher (rule 2.13)")
+    if isinstance(source, Flowable):
+        return source
+    if not callable(getattr(source, "subscribe", None)):
+        raise TypeError(f"{op}(): expected a Publisher, got {type(source).__name__}")
+    from ..sources._basic import from_publisher
+
+    return from_publisher(source)  # type: ignore[arg-type]
+
+
+class ArbiterSubscriber(SubscriptionArbiter):
+    """An operator subscriber that is the downstream's Subscription and switches upstreams.
+
+    ``on_next`` counts elements (a plain int: only the upstream's serial signals touch it) and
+    :meth:`account` hands that count to the arbiter before the next upstream is subscribed.
+    ``request`` validates the amount (rule 3.9) here, because a bad amount forwarded upstream
+    would come back as an *upstream* error, which ``retry``/``on_error_resume_next`` would swallow.
+    """
+
+    _rs_no_wrap = True
+    __slots__ = ("downstream", "_emitted", "_terminated")
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        super().__init__(cancel_on_replace=False)  # the replaced upstream has terminated already
+        self.downstream: Subscriber[Any] = downstream
+        self._emitted = 0
+        self._terminated = False
+
+    # upstream side -------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.set_subscription(subscription)
+
+    def on_next(self, item: Any) -> None:
+        self._emitted += 1
+        self.downstream.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        self.error_downstream(error)
+
+    def on_complete(self) -> None:
+        self.complete_downstream()
+
+    def account(self) -> None:
+        """Subtract what the finished upstream emitted from the outstanding demand."""
+        e = self._emitted
+        if e:
+            self._emitted = 0
+            self.produced(e)
+
+    def error_downstream(self, error: BaseException) -> None:
+        if self._terminated:
+            plugins.on_error(error, f"{type(self).__name__}: on_error after termination")
+            return
+        self._terminated = True
+        d = self.downstream
+        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
+        d.on_error(error)
+
+    def complete_downstream(self) -> None:
+        if self._terminated:
+            return
+        self._terminated = True
+        d = self.downstream
+        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
+        d.on_complete()
+
+    # downstream side -----------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9: cancel the upstream, then signal the error
+                SubscriptionArbiter.cancel(self)
+                self.error_downstream(err)
+                return
+        SubscriptionArbiter.request(self, n)
+
+    def cancel(self) -> None:
+        SubscriptionArbiter.cancel(self)
+        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
+
+
+# ---------------------------------------------------------------------------------------------
+# concat
+
+
+@final
+class _ConcatSubscriber(ArbiterSubscriber):
+    __slots__ = ("_sources", "_index", "_trampoline")
+
+    def __init__(self, downstream: Subscriber[Any], sources: tuple[Flowable[Any], ...]) -> None:
+        super().__init__(downstream)
+        self._sources = sources
+        self._index = 0
+        self._trampoline = AtomicInt(0)  # race/recursion: on_complete inside subscribe (trampoline)
+
+    def on_complete(self) -> None:
+        self.subscribe_next()
+
+    def subscribe_next(self) -> None:
+        t = self._trampoline
+        if t.get_and_increment() != 0:
+            return  # the loop below (further up this stack, or on another thread) goes on
+        sources = self._sources
+        n = len(sources)
+        while True:
+            if self.is_cancelled:
+                self._sources = ()
+                return
+            i = self._index
+            if i == n:
+                self._sources = ()
+                self.complete_downstream()
+                return
+            self._index = i + 1
+            self.account()
+            sources[i].subscribe(self)
+            if t.decrement_and_get() == 0:
+                return
+
+
+@final
+class _ConcatFlowable(Flowable[T]):
+    __slots__ = ("sources",)
+
+    def __init__(self, sources: tuple[Flowable[Any], ...]) -> None:
+        self.sources = sources
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        s = _ConcatSubscriber(subscriber, self.sources)
+        subscriber.on_subscribe(s)
+        s.subscribe_next()
+
+    def __repr__(self) -> str:
+        return f"Flowable.concat(<{len(self.sources)} sources>)"
+
+
+def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
+    factories = [f.factory for f in fusions]
+    sizers = [f.sizer for f in fusions]
+
+    def make() -> Iterator[Any]:
+        # lazily: source k's iterator is created only when source k-1 is exhausted (as subscribing)
+        return chain.from_iterable(fac() for fac in factories)
+
+    sizer: Sizer | None = None
+    if all(s is not None for s in sizers):
+        known: list[Sizer] = [s for s in sizers if s is not None]
+
+        def total() -> int | None:
+            acc = 0
+            for s in known:
+                v = s()
+                if v is None:
+                    return None
+                acc += v
+            return acc
+
+        sizer = total
+    producers: tuple[str, ...] = ()
+    for f in fusions:
+        producers += f.producers
+    return Fusion(make, sizer, producers, ("concat",))
+
+
+def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
+    # flatten nested concats (a.concat_with(b).concat_with(c)... stays one flat trampoline)
+    flat: list[Flowable[Any]] = []
+    for s in sources:
+        if type(s) is _ConcatFlowable:
+            flat.extend(s.sources)
+        else:
+            flat.append(s)
+    # fold runs of adjacent fused sources into one itertools.chain
+    out: list[Flowable[Any]] = []
+    run: list[Fusion[Any]] = []
+    run_src: list[Flowable[Any]] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run_src[0])
+        elif run:
+            out.append(FusedFlowable(_chain_fusions(list(run))))
+        run.clear()
+        run_src.clear()
+
+    for s in flat:
+        fz = s._fused()
+        if fz is not None:
+            run.append(fz)
+            run_src.append(s)
+        else:
+            flush()
+            out.append(s)
+    flush()
+    if not out:
+        from ..sources._basic import empty
+
+        return empty()
+    if len(out) == 1:
+        return out[0]
+    return _ConcatFlowable(tuple(out))
+
+
+def concat(*sources: Publisher[T]) -> Flowable[T]:
+    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
+        sources = tuple(sources[0])  # type: ignore[arg-type]  # concat([a, b]) as RxJava's concat(Iterable)
+    return _build_concat([as_flowable("concat", s) for s in sources])
+
+
+def concat_with(source: Flowable[T], other: Publisher[T]) -> Flowable[T]:
+    return _build_concat([source, as_flowable("concat_with", other)])
+
+
+def start_with(source: Flowable[T], *items: Any) -> Flowable[T]:
+    if len(items) == 1 and callable(getattr(items[0], "subscribe", None)):
+        return _build_concat([as_flowable("start_with", items[0]), source])
+    if not items:
+        return source
+    for x in items:
+        if x is None:
+            raise NoneElementError("start_with(): an item is None; None is not a valid element (rule 2.13)")
+    from ..sources._basic import just
+
+    return _build_concat([just(*items), source])
+
+
+# ---------------------------------------------------------------------------------------------
+# switch_if_empty
+
+
+@final
+class _SwitchIfEmptySubscriber(ArbiterSubscriber):
+    __slots__ = ("_other",)
+
+    def __init__(self, downstream: Subscriber[Any], other: Flowable[Any]) -> None:
+        super().__init__(downstream)
+        self._other: Flowable[Any] | None = other
+
+    def on_complete(self) -> None:
+        other = self._other
+        # _emitted is only reset when switching, so 0 here means "the main source was empty"
+        if other is not None and self._emitted == 0:
+            self._other = None
+            if not self.is_cancelled:
+                other.subscribe(self)
+            return
+        self.complete_downstream()
+
+
+@final
+class _SwitchIfEmptyFlowable(Flowable[T]):
+    __slots__ = ("_source", "_other")
+
+    def __init__(self, source: Flowable[T], other: Flowable[T]) -> None:
+        self._source = source
+        self._other = other
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        s = _SwitchIfEmptySubscriber(subscriber, self._other)
+        subscriber.on_subscribe(s)
+        if not s.is_cancelled:
+            self._source.subscribe(s)
+
+
+def switch_if_empty(source: Flowable[T], other: Publisher[T]) -> Flowable[T]:
+    return _SwitchIfEmptyFlowable(source, as_flowable("switch_if_empty", other))

@@ -1,0 +1,349 @@
+"""``create(emitter_fn, strategy)``: bridge a push-style API into a backpressured Flowable.
+
+``emitter_fn(emitter)`` runs once per subscriber, after ``on_subscribe``. It pushes with
+``emitter.on_next(x)`` / ``on_error(e)`` / ``on_complete()`` from any thread, as often as it likes;
+the emitter reconciles that with the downstream's demand according to the
+:class:`~rstreams.flowable.BackpressureStrategy`:
+
+* ``BUFFER``: items without demand wait in an unbounded queue (terminal signals wait behind them);
+* ``DROP``: items without demand are dropped;
+* ``LATEST``: only the latest item without demand is kept, emitted when demand arrives;
+* ``ERROR``: an item without demand ends the stream with ``MissingBackpressureError``;
+* ``MISSING``: items are pushed regardless of demand (a downstream operator must cope).
+
+The emitter is always serialized (RxJava's ``serialize()`` is built in; :meth:`serialize` returns
+the emitter itself). Every signal enters one queue-drain (seed 004): the producer that moves the
+``wip`` counter from 0 owns the drain loop and delivers, other producers only enqueue and bump
+``wip`` (race: two producer threads, and a ``request``/``cancel`` from the downstream, all wanting
+to signal). No lock is ever held while the downstream is called. The uncontended cost is one
+compare-and-set and one decrement per ``on_next`` (the same atomics RxJava's emitters pay).
+
+Demand is kept as two monotonic counters: ``_requested`` (sum of all requests, capped, sticky at
+``2**63 - 1``) and ``_emitted`` (written only by the drain owner), so emitting needs no
+read-modify-write of the demand per item. ``emitter.requested`` is their difference.
+
+Cancellation (downstream ``cancel``, a rule 3.9 bad request, or termination) runs the function given
+to ``set_cancellable`` exactly once (race: cancel vs termination vs ``set_cancellable``; an
+:class:`AtomicRef` swapped to a sentinel decides). After a cancel, ``on_next`` is silently ignored
+and ``on_error`` goes to the undeliverable-error hook (:mod:`rstreams.plugins`), as in RxJava.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
+from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._spec import Subscriber, null_element_message
+from ...errors import MissingBackpressureError, NoneElementError
+from .._enums import BackpressureStrategy
+from .._flowable import Flowable, FlowableEmitter
+
+__all__ = ["create"]
+
+T = TypeVar("T")
+
+_MAX: Final = MAX_DEMAND
+
+_BUFFER: Final = BackpressureStrategy.BUFFER
+_DROP: Final = BackpressureStrategy.DROP
+_LATEST: Final = BackpressureStrategy.LATEST
+_ERROR: Final = BackpressureStrategy.ERROR
+_MISSING: Final = BackpressureStrategy.MISSING
+
+
+class _Disposed:
+    """The terminal value of the cancellable slot: nothing more will be run."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DISPOSED"
+
+
+_DISPOSED: Final = _Disposed()
+_NO_LATEST: Final = object()
+
+
+def _run_cancellable(fn: Any) -> None:
+    if fn is None or fn is _DISPOSED:
+        return
+    try:
+        fn()
+    except Exception as e:
+        plugins.on_error(e, "create(): the function given to set_cancellable raised")
+
+
+def _overflow_error() -> MissingBackpressureError:
+    return MissingBackpressureError(
+        "create(..., BackpressureStrategy.ERROR): could not emit an item due to lack of requests; "
+        "use BackpressureStrategy.BUFFER, DROP or LATEST, or apply on_backpressure_buffer(), "
+        "on_backpressure_drop() or on_backpressure_latest() downstream"
+    )
+
+
+@final
+class _Emitter(FlowableEmitter[T]):
+    """The serialized emitter, also the Subscription the downstream sees."""
+
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream",
+        "_strategy",
+        "_queue",
+        "_latest",
+        "_wip",
+        "_requested",
+        "_emitted",
+        "_once",
+        "_done",
+        "_error",
+        "_cancelled",
+        "_bad_request",
+        "_cancellable",
+        "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[T], strategy: BackpressureStrategy) -> None:
+        self._downstream: Subscriber[T] | None = downstream
+        self._strategy = strategy
+        self._queue: deque[T] = deque()  # deque.append/popleft are atomic (MPSC use)
+        self._latest: Any = _NO_LATEST  # LATEST: the pending item (touched by the drain owner only)
+        self._wip = AtomicInt(0)  # race: producers vs request/cancel, one drain owner at a time
+        self._requested = AtomicInt(0)  # total requested, capped; sticky at 2**63-1 (rule 3.17)
+        self._emitted = 0  # written by the drain owner only
+        self._once = AtomicFlag()  # race: on_error vs on_complete from two producer threads
+        self._done = False
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._bad_request: BaseException | None = None
+        self._cancellable: AtomicRef[Any] = AtomicRef(None)  # race: cancel vs set_cancellable
+
+    # -- FlowableEmitter ------------------------------------------------------------------------
+    def on_next(self, item: T) -> None:
+        if self._done or self._cancelled:
+            return  # after termination or cancel: silently ignored
+        if item is None:
+            self.on_error(NoneElementError(null_element_message("create(): emitter.on_next")))
+            return
+        wip = self._wip
+        if wip.get() == 0 and wip.compare_and_set(0, 1):
+            # fast path: nobody else is draining; emit directly when nothing waits before us
+            d = self._downstream
+            if not self._queue and self._latest is _NO_LATEST and d is not None and not self._cancelled:
+                e = self._emitted
+                if self._strategy is _MISSING or e < self._requested.get():
+                    self._emitted = e + 1
+                    d.on_next(item)
+                elif self._strategy is _BUFFER:
+                    self._queue.append(item)
+                elif self._strategy is _LATEST:
+                    self._latest = item
+                elif self._strategy is _ERROR:
+                    self._overflow()
+                # DROP: dropped
+            else:
+                self._queue.append(item)
+            if wip.decrement_and_get() == 0:
+                return
+            self._drain_loop()
+            return
+        self._queue.append(item)
+        if wip.get_and_increment() == 0:
+            self._drain_loop()
+
+    def on_error(self, error: BaseException) -> None:
+        if not self.try_on_error(error):
+            plugins.on_error(error, "create(): on_error after the stream was cancelled or terminated")
+
+    def try_on_error(self, error: BaseException) -> bool:
+        if error is None:
+            error = NoneElementError(null_element_message("create(): emitter.on_error"))
+        if self._cancelled or not self._once.try_set():
+            return False
+        self._error = error
+        self._done = True  # written after _error: the drain reads _done first
+        self._drain()
+        return True
+
+    def on_complete(self) -> None:
+        if self._cancelled or not self._once.try_set():
+            return
+        self._done = True
+        self._drain()
+
+    @property
+    def requested(self) -> int:
+        r = self._requested.get()
+        if r >= _MAX:
+            return _MAX
+        left = r - self._emitted
+        return left if left > 0 else 0
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self._cancelled
+
+    def set_cancellable(self, fn: Callable[[], Any] | None) -> None:
+        """Run ``fn`` on cancel or termination; replaces (and runs) a previously set one."""
+        if fn is not None and not callable(fn):
+            raise TypeError("set_cancellable(): expected a callable")
+        ref = self._cancellable
+        while True:
+            cur = ref.get()
+            if cur is _DISPOSED:
+                _run_cancellable(fn)  # already cancelled/terminated: run it now
+                return
+            if ref.compare_and_set(cur, fn):
+                _run_cancellable(cur)
+                return
+
+    def serialize(self) -> _Emitter[T]:
+        """This emitter is always serialized; returns itself."""
+        return self
+
+    # -- Subscription ---------------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._bad_request = err  # rule 3.9: the drain owner signals it
+                self._drain()
+                return
+        if add_request(self._requested, n) >= _MAX:
+            return  # already unbounded: nothing can change
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        _run_cancellable(self._cancellable.get_and_set(_DISPOSED))
+        self._drain()  # the drain owner clears the queue and drops the downstream (rule 3.13)
+
+    # -- drain ----------------------------------------------------------------------------------
+    def _overflow(self) -> None:
+        """ERROR strategy, called by the drain owner: end the stream (rule 1.1 would be broken)."""
+        if self._once.try_set():
+            self._error = _overflow_error()
+            self._done = True
+            self._queue.clear()
+        # else: a terminal signal is already pending; the drain owner delivers it
+
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() == 0:
+            self._drain_loop()
+
+    def _drain_loop(self) -> None:
+        """Run by the owner of ``wip`` (rule 1.3: one signal at a time)."""
+        missed = 1
+        q = self._queue
+        strategy = self._strategy
+        while True:
+            d = self._downstream
+            if self._cancelled or d is None:
+                self._clear()
+            elif self._bad_request is not None:
+                err = self._bad_request
+                self._terminate()
+                d.on_error(err)
+            else:
+                e = self._emitted
+                r = self._requested.get()
+                while True:
+                    if self._cancelled:
+                        break
+                    done = self._done  # read before the queue: nothing is enqueued after done
+                    if e < r or strategy is _MISSING:
+                        latest = self._latest
+                        if latest is not _NO_LATEST:
+                            self._latest = _NO_LATEST
+                            x = latest
+                        elif q:
+                            x = q.popleft()
+                        else:
+                            if done:
+                                self._finish(d)
+                            break
+                        e += 1
+                        self._emitted = e
+                        d.on_next(x)
+                        r = self._requested.get()
+                        continue
+                    # no demand
+                    if done and self._error is not None and strategy is not _BUFFER:
+                        # DROP/LATEST/ERROR: an error needs no demand; a pending latest is dropped
+                        self._finish(d)
+                        break
+                    if not q:
+                        if done and self._latest is _NO_LATEST:
+                            self._finish(d)
+                        break
+                    if strategy is _BUFFER:
+                        if self._bad_request is not None:
+                            break
+                        if done and self._error is not None:
+                            pass  # BUFFER: the error waits behind the buffered items (as RxJava)
+                        break
+                    x = q.popleft()
+                    if strategy is _LATEST:
+                        self._latest = x
+                    elif strategy is _ERROR:
+                        self._overflow()
+                    # DROP: dropped
+                if self._bad_request is not None and not self._cancelled:
+                    continue  # signal it at once, on the next pass
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _finish(self, d: Subscriber[T]) -> None:
+        err = self._error
+        self._terminate()
+        if err is None:
+            d.on_complete()
+        else:
+            d.on_error(err)
+
+    def _terminate(self) -> None:
+        self._cancelled = True
+        self._done = True
+        self._downstream = None  # rule 3.13
+        self._clear()
+        _run_cancellable(self._cancellable.get_and_set(_DISPOSED))
+
+    def _clear(self) -> None:
+        self._queue.clear()
+        self._latest = _NO_LATEST
+        self._downstream = None
+
+
+@final
+class _CreateFlowable(Flowable[T]):
+    __slots__ = ("_fn", "_strategy")
+
+    def __init__(self, fn: Callable[[FlowableEmitter[T]], Any], strategy: BackpressureStrategy) -> None:
+        self._fn = fn
+        self._strategy = strategy
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        emitter: _Emitter[T] = _Emitter(subscriber, self._strategy)
+        subscriber.on_subscribe(emitter)
+        try:
+            self._fn(emitter)
+        except Exception as e:
+            emitter.on_error(e)
+
+    def __repr__(self) -> str:
+        return f"Flowable.create({self._fn!r}, {self._strategy})"
+
+
+def create(emitter_fn: Callable[[FlowableEmitter[T]], Any], strategy: BackpressureStrategy) -> Flowable[T]:
+    if not callable(emitter_fn):
+        raise TypeError(f"create(): emitter_fn must be callable, got {type(emitter_fn).__name__}")
+    if not isinstance(strategy, BackpressureStrategy):
+        raise TypeError(f"create(): strategy must be a BackpressureStrategy, got {strategy!r}")
+    return _CreateFlowable(emitter_fn, strategy)
