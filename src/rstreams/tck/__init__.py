@@ -1,0 +1,65 @@
+"""rstreams.tck: the Reactive Streams technology compatibility kit for Python.
+
+The kit checks that a Publisher, a Subscriber or a Processor obeys the Reactive Streams rules
+(1.1-4.2, adapted to Python: ``None`` -> ``TypeError``, ``request(n <= 0)`` -> ``on_error(ValueError)``
+naming rule 3.9, ``Long.MAX_VALUE`` -> ``2**63 - 1``). It has the 94 tests of the JVM TCK, under the
+same names in snake_case (``test_required_spec309_request_zero_must_signal_value_error``), plus
+Python checks under ``py_`` names (``test_required_py_spec213_...``) that turn JVM "untested" items into
+real tests and cover Python's own bad demand (``request(True)``, ``request(1.5)``, ``request(2**64)``).
+
+Verify your Publisher in a pytest module::
+
+    from rstreams.tck import PublisherVerification
+
+    class TestMyRange(PublisherVerification):
+        def create_publisher(self, n): return MyRange(0, n)
+        def create_failed_publisher(self): return None
+
+Outcomes: a broken REQUIRED rule fails with a message naming the rule; an OPTIONAL rule that is not
+implemented is an ``xfail`` ("does NOT implement OPTIONAL rule 1.11: ..."); untested rules and
+config-gated tests skip with the reason. Each test gets a fresh :class:`TestEnvironment`, so the kit
+runs under pytest-xdist. Timeouts: ``RSTREAMS_TCK_TIMEOUT_MS`` (200), ``RSTREAMS_TCK_NO_SIGNALS_TIMEOUT_MS``
+(100), ``RSTREAMS_TCK_POLL_TIMEOUT_MS`` (10), ``RSTREAMS_TCK_GC_TIMEOUT_MS`` (300); the JVM names
+(``DEFAULT_TIMEOUT_MILLIS`` ...) work too.
+
+Without pytest collection: ``python -m rstreams.tck mymod:make_range --kind publisher`` or
+:func:`run_verification`.
+"""
+
+from ._env import SubscriberPuppet, TestEnvironment, WhiteboxSubscriberProbe
+from ._outcomes import TckFailure
+from ._processor import IdentityProcessorVerification
+from ._publisher import PublisherVerification
+from ._reference import (
+    AsyncioIterablePublisher,
+    AsyncSubscriber,
+    DaemonExecutor,
+    IdentityProcessor,
+    SyncRangePublisher,
+    SyncSubscriber,
+    ThreadPoolIterablePublisher,
+)
+from ._runner import TestResult, format_table, run_test, run_verification
+from ._subscriber import SubscriberBlackboxVerification, SubscriberWhiteboxVerification
+
+__all__ = [
+    "AsyncSubscriber",
+    "AsyncioIterablePublisher",
+    "DaemonExecutor",
+    "IdentityProcessor",
+    "IdentityProcessorVerification",
+    "PublisherVerification",
+    "SubscriberBlackboxVerification",
+    "SubscriberPuppet",
+    "SubscriberWhiteboxVerification",
+    "SyncRangePublisher",
+    "SyncSubscriber",
+    "TckFailure",
+    "TestEnvironment",
+    "TestResult",
+    "ThreadPoolIterablePublisher",
+    "WhiteboxSubscriberProbe",
+    "format_table",
+    "run_test",
+    "run_verification",
+]

@@ -707,9 +707,10 @@ class TckSubscription:
         owned = self.detector.enter("cancel()")
         try:
             self._check("cancel()")
+            self.cancelled.close()
             with self._cond:
                 self.cancel_calls += 1
-            self.cancelled.close()
+                self._cond.notify_all()
             if self.call_delay:
                 time.sleep(self.call_delay)
         finally:
@@ -741,6 +742,17 @@ class TckSubscription:
                 self._cond.wait(remaining)
             n = self._requests[0]
         fail(f"{message}: unexpected request({n})")
+
+    def await_outstanding_demand(self, sent: int, timeout: float) -> bool:
+        """Wait until the Subscriber has requested more than ``sent`` elements in total."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self.total_requested <= sent:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self.cancelled.is_closed:
+                    return False
+                self._cond.wait(remaining)
+            return True
 
     def drain_requests(self) -> int:
         """Remove every recorded request; return their sum."""
@@ -840,9 +852,7 @@ class WhiteboxSubscriberProbe(Generic[T]):
     def __init__(self, env: TestEnvironment, subscription: TckSubscription | None = None) -> None:
         self.env = env
         self._subscription = subscription
-        self._puppet: Promise[SubscriberPuppet] = Promise(
-            env, violation("2.12", "probe.register_on_subscribe was called twice (on_subscribe signalled twice?)")
-        )
+        self._puppet: Promise[SubscriberPuppet] = Promise(env)  # a 2nd registration is ignored (2.5 test)
         self._received = Receptacle(env)
 
     # -- called by the Subscriber under test --------------------------------------------------------

@@ -87,7 +87,7 @@ def rule_of(name: str) -> str:
     return f"{m.group(1)}.{int(m.group(2))}"
 
 
-def tck_test(rule: str | None = None, *, needs_env: bool = True) -> Callable[[F], F]:
+def tck_test(rule: str | None = None) -> Callable[[F], F]:
     """Decorate a kit test: record ``__tck_rule__``/``__tck_kind__`` and give it a fresh environment.
 
     * ``untested`` tests skip with a reason naming the rule (their bodies are never run);
@@ -116,13 +116,14 @@ def tck_test(rule: str | None = None, *, needs_env: bool = True) -> Callable[[F]
                 if kind == "optional":
                     try:
                         fn(self, *args, **kwargs)
-                    except (AssertionError, FailOutcome) as exc:
+                    except (Exception, FailOutcome) as exc:
                         xfail(f"does NOT implement OPTIONAL rule {the_rule}: {_message(exc)}")
                 else:
                     fn(self, *args, **kwargs)
             finally:
                 env.close()
                 self.env = previous
+                self._last_env = env
 
         run.__tck_rule__ = the_rule  # type: ignore[attr-defined]
         run.__tck_kind__ = kind  # type: ignore[attr-defined]

@@ -722,7 +722,6 @@ class IdentityProcessor(Generic[T]):
         self._pending: list[_ProcessorSubscription] = []  # subscribed, on_subscribe not yet signalled
         self._upstream: Subscription | None = None
         self._upstream_cancelled = False
-        self._had_subscribers = False
         self._done = False
         self._error: BaseException | None = None
         self._wip = AtomicInt()

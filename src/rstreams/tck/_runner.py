@@ -1,0 +1,116 @@
+"""Running a verification without pytest collection (the CLI and the kit's self-tests use this)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._base import VerificationBase, kit_tests
+from ._outcomes import FailOutcome, SkipOutcome, XFailOutcome
+
+__all__ = ["TestResult", "run_test", "run_verification", "format_table", "has_required_failures"]
+
+#: outcome names
+PASSED = "passed"
+FAILED = "FAILED"
+SKIPPED = "skipped"
+UNTESTED = "untested"
+XFAIL = "xfail-optional"
+ERROR = "ERROR"
+
+
+@dataclass
+class TestResult:
+    """The outcome of one kit test."""
+
+    __test__ = False
+
+    name: str
+    rule: str
+    kind: str
+    outcome: str
+    message: str = ""
+    seconds: float = 0.0
+    observations: list[str] = field(default_factory=list)
+
+    @property
+    def is_required_failure(self) -> bool:
+        return self.outcome in (FAILED, ERROR) and self.kind in ("required", "stochastic")
+
+
+def run_test(verification: type[VerificationBase] | VerificationBase, name: str) -> TestResult:
+    """Run one kit test on a fresh instance (like pytest does) and classify its outcome."""
+    cls = verification if isinstance(verification, type) else type(verification)
+    method = getattr(cls, name)
+    rule = getattr(method, "__tck_rule__", "?")
+    kind = getattr(method, "__tck_kind__", "required")
+    instance: Any = cls() if isinstance(verification, type) else verification
+    started = time.monotonic()
+    outcome, message = PASSED, ""
+    observations: list[str] = []
+    try:
+        getattr(instance, name)()
+    except SkipOutcome as exc:
+        outcome = UNTESTED if kind == "untested" else SKIPPED
+        message = _msg(exc)
+    except XFailOutcome as exc:
+        outcome = XFAIL
+        message = _msg(exc)
+    except (AssertionError, FailOutcome) as exc:
+        outcome = FAILED
+        message = _msg(exc)
+    except Exception as exc:  # noqa: BLE001 - a crash of the implementation (or of a kit hook)
+        outcome = ERROR
+        message = f"{type(exc).__name__}: {exc}"
+    env = getattr(instance, "_last_env", None)
+    if env is not None:
+        observations = list(env.observations)
+    return TestResult(name, rule, kind, outcome, message, time.monotonic() - started, observations)
+
+
+def _msg(exc: BaseException) -> str:
+    msg = getattr(exc, "msg", None)
+    if isinstance(msg, str) and msg:
+        return msg
+    return str(exc) or type(exc).__name__
+
+
+def run_verification(
+    verification: type[VerificationBase] | VerificationBase,
+    *,
+    select: str | None = None,
+) -> list[TestResult]:
+    """Run every kit test of ``verification`` (a class or an instance); ``select``: substring filter."""
+    cls = verification if isinstance(verification, type) else type(verification)
+    names = [n for n in kit_tests(cls) if select is None or select in n]
+    return [run_test(verification, n) for n in names]
+
+
+def has_required_failures(results: list[TestResult]) -> bool:
+    return any(r.is_required_failure for r in results)
+
+
+def format_table(results: list[TestResult], width: int = 100) -> str:
+    """A rule-by-rule table: test, rule, kind, outcome (and the reason for anything but a pass)."""
+    lines = [f"{'rule':<6} {'kind':<10} {'outcome':<15} test", "-" * width]
+    for r in sorted(results, key=lambda r: (_rule_key(r.rule), r.name)):
+        lines.append(f"{r.rule:<6} {r.kind:<10} {r.outcome:<15} {r.name}")
+        if r.outcome != PASSED and r.message:
+            lines.append(f"{'':<33}  -> {r.message}")
+        for note in r.observations:
+            lines.append(f"{'':<33}  observed: {note}")
+    counts: dict[str, int] = {}
+    for r in results:
+        counts[r.outcome] = counts.get(r.outcome, 0) + 1
+    lines.append("-" * width)
+    lines.append(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" ({len(results)} tests)")
+    return "\n".join(lines)
+
+
+def _rule_key(rule: str) -> tuple[int, int]:
+    try:
+        a, b = rule.split(".")
+        return (int(a), int(b))
+    except ValueError:
+        return (0, 0)

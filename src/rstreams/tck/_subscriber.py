@@ -1,0 +1,581 @@
+"""Subscriber verifications: whitebox (the Subscriber reports to a probe) and blackbox."""
+
+from __future__ import annotations
+
+import threading
+from typing import Generic, TypeVar
+
+from .._spec import Publisher, Subscriber, violation
+from ._base import MappedRange, VerificationBase
+from ._env import ManualPublisher, TckSubscription, WhiteboxSubscriberProbe
+from ._outcomes import fail, tck_test
+from ._reference import ThreadPoolIterablePublisher
+
+__all__ = ["SubscriberWhiteboxVerification", "SubscriberBlackboxVerification"]
+
+T = TypeVar("T")
+
+
+class _SubscriberVerificationBase(VerificationBase, Generic[T]):
+    __test__ = False
+
+    def create_element(self, element: int) -> T:
+        """Map an element id to an element (default: the int itself). May be called concurrently."""
+        return element  # type: ignore[return-value]
+
+    def create_helper_publisher(self, elements: int) -> Publisher[T]:
+        """A Publisher of ``elements`` elements (default: the kit's thread-pool iterable publisher)."""
+        return ThreadPoolIterablePublisher(MappedRange(elements, self.create_element))
+
+    def _stage_subscriber(self) -> Subscriber[T]:
+        raise NotImplementedError
+
+    # shared scenario helpers --------------------------------------------------------------------------
+    def _second_subscription_must_be_cancelled(self, publisher: ManualPublisher[T], sub: Subscriber[T]) -> None:
+        second = TckSubscription(self.env, "second Subscription")
+        second.reject_requests = violation(
+            "2.5", "the Subscriber requested from a second Subscription instead of cancelling it"
+        )
+        publisher.deliver(sub, "on_subscribe", second)
+        second.expect_cancelling(
+            violation("2.5", "the Subscriber did not cancel a second Subscription passed to on_subscribe")
+        )
+
+    def _none_must_raise(self, sub: Subscriber[T], method: str) -> None:
+        try:
+            getattr(sub, method)(None)
+        except TypeError:
+            return
+        except Exception as exc:  # noqa: BLE001
+            fail(violation("2.13", f"{method}(None) must raise TypeError, but raised {type(exc).__name__}: {exc}"))
+        fail(violation("2.13", f"{method}(None) returned normally; it must raise TypeError"))
+
+    def _serial_calls(self, publisher: ManualPublisher[T], start_id: int) -> None:
+        """Send up to 20 elements, each on a different thread (serially), as demand allows (rule 2.7)."""
+        subscription = publisher.subscription
+        subscription.call_delay = 0.002  # widen the window in which overlapping calls are seen
+        sent = 0
+        for i in range(20):
+            if not subscription.await_outstanding_demand(sent, self.env.timeout):
+                break
+            element = self.create_element(start_id + i)
+            t = threading.Thread(target=publisher.send_next, args=(element,), name=f"rstreams-tck-sender-{i}", daemon=True)
+            t.start()
+            t.join(self.env.timeout * 5)
+            if t.is_alive():
+                fail(violation("2.13", "on_next did not return in time"))
+            sent += 1
+        if not subscription.cancelled.is_closed:
+            publisher.send_completion()
+
+
+class _WhiteboxStage(Generic[T]):
+    def __init__(self, verification: SubscriberWhiteboxVerification[T], *, strict_after_terminal: bool = False) -> None:
+        env = verification.env
+        self.env = env
+        self.verification = verification
+        self.publisher: ManualPublisher[T] = ManualPublisher(env)
+        self.subscription = self.publisher.subscription
+        self.subscription.strict_after_terminal = strict_after_terminal
+        self.probe: WhiteboxSubscriberProbe[T] = WhiteboxSubscriberProbe(env, self.subscription)
+        try:
+            sub = verification.create_subscriber(self.probe)
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: create_subscriber(probe) raised {type(exc).__name__}: {exc}")
+        if sub is None:
+            fail("setup: create_subscriber(probe) returned None")
+        self.sub: Subscriber[T] = sub
+        self.publisher.subscribe(sub)
+        self.puppet = self.probe.puppet()
+        self._next_id = 0
+
+    def signal_next(self) -> T:
+        element = self.verification.create_element(self._next_id)
+        self._next_id += 1
+        self.publisher.send_next(element)
+        return element
+
+    def expect_request(self, rule: str = "2.1") -> int:
+        return self.subscription.expect_request(
+            violation(rule, "the Subscriber did not call request(n) when triggered by puppet.trigger_request")
+        )
+
+
+class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
+    """Verifies a Subscriber that reports what it does to a :class:`WhiteboxSubscriberProbe`.
+
+    The Subscriber under test must call ``probe.register_on_subscribe(puppet)`` from ``on_subscribe``
+    (the puppet's ``trigger_request(n)``/``signal_cancel()`` make it call ``request``/``cancel``), and
+    ``probe.register_on_next(x)``, ``register_on_complete()``, ``register_on_error(e)`` once it has
+    processed each signal::
+
+        from rstreams.tck import SubscriberWhiteboxVerification, SyncSubscriber
+
+        class ProbedSync(SyncSubscriber):
+            def __init__(self, probe):
+                super().__init__()
+                self.probe = probe
+            def on_subscribe(self, s):
+                super().on_subscribe(s)
+                self.probe.register_on_subscribe(self)   # SyncSubscriber is its own puppet
+            def when_next(self, item):
+                self.probe.register_on_next(item)
+                return True
+            def when_complete(self): self.probe.register_on_complete()
+            def when_error(self, e): self.probe.register_on_error(e)
+
+        class TestSyncSubscriber(SubscriberWhiteboxVerification):
+            def create_subscriber(self, probe): return ProbedSync(probe)
+    """
+
+    __test__ = False
+
+    def create_subscriber(self, probe: WhiteboxSubscriberProbe[T]) -> Subscriber[T]:
+        """Return the Subscriber under test, wired to ``probe``."""
+        raise NotImplementedError(f"{type(self).__name__} must implement create_subscriber(probe)")
+
+    def _stage(self, strict_after_terminal: bool = False) -> _WhiteboxStage[T]:
+        return _WhiteboxStage(self, strict_after_terminal=strict_after_terminal)
+
+    # ------------------------------------------------------------------------------------------------
+    @tck_test("setup")
+    def test_required_exercise_whitebox_happy_path(self) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(1)
+        stage.puppet.trigger_request(1)
+        requested = stage.expect_request()
+        while requested < 2:
+            requested += stage.expect_request()
+        for _ in range(2):
+            stage.probe.expect_next(stage.signal_next())
+        stage.puppet.signal_cancel()
+        stage.subscription.expect_cancelling(
+            violation("2.6", "the Subscriber did not call cancel() when triggered by puppet.signal_cancel()")
+        )
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec201_must_signal_demand_via_subscription_request(self) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec202_should_asynchronously_dispatch(self) -> None:
+        """a SHOULD rule about design"""
+
+    @tck_test()
+    def test_required_spec203_must_not_call_methods_on_subscription_or_publisher_in_on_complete(self) -> None:
+        stage = self._stage()
+        stage.publisher.send_completion()
+        stage.probe.expect_completion()
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec203_must_not_call_methods_on_subscription_or_publisher_in_on_error(self) -> None:
+        stage = self._stage()
+        error = RuntimeError("rstreams.tck: test error")
+        stage.publisher.send_error(error)
+        stage.probe.expect_error(error)
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec204_must_consider_the_subscription_as_cancelled_in_after_recieving_on_complete_or_on_error(
+        self,
+    ) -> None:
+        """test_required_py_spec204_must_not_call_subscription_after_processing_on_complete"""
+
+    @tck_test()
+    def test_required_spec205_must_call_subscription_cancel_if_it_already_has_an_subscription_and_receives_another_on_subscribe_signal(  # noqa: E501
+        self,
+    ) -> None:
+        stage = self._stage()
+        self._second_subscription_must_be_cancelled(stage.publisher, stage.sub)
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec206_must_call_subscription_cancel_if_it_is_no_longer_valid(self) -> None:
+        """'no longer valid' is the Subscriber's own judgement"""
+
+    @tck_test()
+    def test_untested_spec207_must_ensure_all_calls_on_its_subscription_take_place_from_the_same_thread_or_take_care_of_synchronization(  # noqa: E501
+        self,
+    ) -> None:
+        """test_required_py_spec207_must_call_request_and_cancel_serially"""
+
+    @tck_test()
+    def test_required_spec208_must_be_prepared_to_receive_on_next_signals_after_having_called_subscription_cancel(
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        stage.puppet.signal_cancel()
+        stage.subscription.expect_cancelling(
+            violation("2.6", "the Subscriber did not call cancel() when triggered by puppet.signal_cancel()")
+        )
+        stage.publisher.send_next(stage.verification.create_element(0), rule="2.8")
+        stage.publisher.send_next(stage.verification.create_element(1), rule="2.8")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec209_must_be_prepared_to_receive_an_on_complete_signal_with_preceding_request_call(
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        stage.publisher.send_completion(rule="2.9")
+        stage.probe.expect_completion("2.9")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec209_must_be_prepared_to_receive_an_on_complete_signal_without_preceding_request_call(
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.publisher.send_completion(rule="2.9")
+        stage.probe.expect_completion("2.9")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec210_must_be_prepared_to_receive_an_on_error_signal_with_preceding_request_call(
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        error = RuntimeError("rstreams.tck: test error")
+        stage.publisher.send_error(error, rule="2.10")
+        stage.probe.expect_error(error, "2.10")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec210_must_be_prepared_to_receive_an_on_error_signal_without_preceding_request_call(
+        self,
+    ) -> None:
+        stage = self._stage()
+        error = RuntimeError("rstreams.tck: test error")
+        stage.publisher.send_error(error, rule="2.10")
+        stage.probe.expect_error(error, "2.10")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec211_must_make_sure_that_all_calls_on_its_methods_happen_before_the_processing_of_the_respective_events(  # noqa: E501
+        self,
+    ) -> None:
+        """memory visibility is not observable from Python code"""
+
+    @tck_test()
+    def test_untested_spec212_must_not_call_on_subscribe_more_than_once_based_on_object_equality_spec_violation(
+        self,
+    ) -> None:
+        """the Publisher side is checked by test_required_py_spec110_subscribe_same_subscriber_twice..."""
+
+    @tck_test()
+    def test_untested_spec213_failing_on_signal_invocation(self) -> None:
+        """raising signal methods fail the 2.9/2.10 tests; the Publisher side is checked by py_spec213"""
+
+    @tck_test()
+    def test_required_spec213_on_subscribe_must_throw_type_error_when_parameters_are_none(self) -> None:
+        stage = self._stage()
+        self._none_must_raise(stage.sub, "on_subscribe")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec213_on_next_must_throw_type_error_when_parameters_are_none(self) -> None:
+        stage = self._stage()
+        self._none_must_raise(stage.sub, "on_next")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec213_on_error_must_throw_type_error_when_parameters_are_none(self) -> None:
+        stage = self._stage()
+        self._none_must_raise(stage.sub, "on_error")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec301_must_not_be_called_outside_subscriber_context(self) -> None:
+        """'the context of its Subscriber' is not observable"""
+
+    @tck_test()
+    def test_required_spec308_request_must_register_given_number_elements_to_be_produced(self) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(2)
+        requested = stage.expect_request("3.8")
+        stage.probe.expect_next(stage.signal_next(), "3.8")
+        if requested == 1:
+            stage.expect_request("3.8")
+        stage.probe.expect_next(stage.signal_next(), "3.8")
+        stage.probe.expect_none(violation("3.8", "the Subscriber processed a signal that was never sent"))
+        stage.puppet.trigger_request(3)
+        self.env.verify_no_violations(delay=False)
+
+    @tck_test()
+    def test_untested_spec310_request_may_synchronously_call_on_next_on_subscriber(self) -> None:
+        """a MAY rule for Publishers; observed by PublisherVerification.test_optional_py_spec310"""
+
+    @tck_test()
+    def test_untested_spec311_request_may_synchronously_call_on_complete_or_on_error(self) -> None:
+        """a MAY rule for Publishers; observed by PublisherVerification.test_optional_py_spec311"""
+
+    @tck_test()
+    def test_untested_spec314_cancel_may_cause_the_publisher_to_shutdown_if_no_other_subscription_exists(
+        self,
+    ) -> None:
+        """a MAY rule"""
+
+    @tck_test()
+    def test_untested_spec315_cancel_must_not_throw_exception_and_must_signal_on_error(self) -> None:
+        """a Publisher rule; checked by PublisherVerification.test_required_py_spec315"""
+
+    @tck_test()
+    def test_untested_spec316_request_must_not_throw_exception_and_must_on_error_the_subscriber(self) -> None:
+        """a Publisher rule; checked by PublisherVerification.test_required_py_spec316"""
+
+    # -- Python additions ----------------------------------------------------------------------------
+    @tck_test()
+    def test_required_py_spec204_must_not_call_subscription_after_processing_on_complete(self) -> None:
+        stage = self._stage(strict_after_terminal=True)
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        stage.publisher.send_completion(rule="2.9")
+        stage.probe.expect_completion("2.9")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_py_spec204_must_not_call_subscription_after_processing_on_error(self) -> None:
+        stage = self._stage(strict_after_terminal=True)
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        error = RuntimeError("rstreams.tck: test error")
+        stage.publisher.send_error(error, rule="2.10")
+        stage.probe.expect_error(error, "2.10")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_py_spec207_must_call_request_and_cancel_serially(self) -> None:
+        stage = self._stage()
+        stage.puppet.trigger_request(1)
+        stage.expect_request()
+        self._serial_calls(stage.publisher, 0)
+        self.env.verify_no_violations()
+
+
+class _BlackboxStage(Generic[T]):
+    def __init__(self, verification: SubscriberBlackboxVerification[T]) -> None:
+        env = verification.env
+        self.env = env
+        self.publisher: ManualPublisher[T] = ManualPublisher(env)
+        self.subscription = self.publisher.subscription
+        try:
+            sub = verification.create_subscriber()
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: create_subscriber() raised {type(exc).__name__}: {exc}")
+        if sub is None:
+            fail("setup: create_subscriber() returned None")
+        self.sub: Subscriber[T] = sub
+        self.publisher.subscribe(sub)
+        try:
+            verification.trigger_request(sub)
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: trigger_request(subscriber) raised {type(exc).__name__}: {exc}")
+
+    def expect_request(self) -> int:
+        return self.subscription.expect_request(
+            violation("2.1", "the Subscriber did not signal demand with request(n)")
+        )
+
+
+class SubscriberBlackboxVerification(_SubscriberVerificationBase[T]):
+    """Verifies a Subscriber from the outside: the kit plays its Publisher and watches its Subscription.
+
+    Example::
+
+        from rstreams.tck import SubscriberBlackboxVerification, AsyncSubscriber
+
+        class TestAsyncSubscriber(SubscriberBlackboxVerification):
+            def create_subscriber(self): return AsyncSubscriber()
+
+    Override :meth:`trigger_request` if the Subscriber needs a nudge before it requests.
+    """
+
+    __test__ = False
+
+    def create_subscriber(self) -> Subscriber[T]:
+        """Return the Subscriber under test."""
+        raise NotImplementedError(f"{type(self).__name__} must implement create_subscriber()")
+
+    def trigger_request(self, subscriber: Subscriber[T]) -> None:
+        """Hook: make ``subscriber`` request, for Subscribers that need an outside nudge (default: nothing)."""
+
+    def _stage(self) -> _BlackboxStage[T]:
+        return _BlackboxStage(self)
+
+    @tck_test()
+    def test_required_spec201_blackbox_must_signal_demand_via_subscription_request(self) -> None:
+        stage = self._stage()
+        n = stage.expect_request()
+        for i in range(min(n, 32)):
+            stage.publisher.send_next(self.create_element(i))
+        stage.publisher.send_completion()
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec202_blackbox_should_asynchronously_dispatch(self) -> None:
+        """a SHOULD rule about design"""
+
+    @tck_test()
+    def test_required_spec203_blackbox_must_not_call_methods_on_subscription_or_publisher_in_on_complete(
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.publisher.send_completion()
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec203_blackbox_must_not_call_methods_on_subscription_or_publisher_in_on_error(self) -> None:
+        stage = self._stage()
+        stage.publisher.send_error(RuntimeError("rstreams.tck: test error"))
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec204_blackbox_must_consider_the_subscription_as_cancelled_in_after_recieving_on_complete_or_on_error(  # noqa: E501
+        self,
+    ) -> None:
+        """without a probe the kit cannot tell when the terminal signal was processed (see whitebox py_spec204)"""
+
+    @tck_test()
+    def test_required_spec205_blackbox_must_call_subscription_cancel_if_it_already_has_an_subscription_and_receives_another_on_subscribe_signal(  # noqa: E501
+        self,
+    ) -> None:
+        stage = self._stage()
+        self._second_subscription_must_be_cancelled(stage.publisher, stage.sub)
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec206_blackbox_must_call_subscription_cancel_if_it_is_no_longer_valid(self) -> None:
+        """'no longer valid' is the Subscriber's own judgement"""
+
+    @tck_test()
+    def test_untested_spec207_blackbox_must_ensure_all_calls_on_its_subscription_take_place_from_the_same_thread_or_take_care_of_synchronization(  # noqa: E501
+        self,
+    ) -> None:
+        """test_required_py_spec207_blackbox_must_call_request_and_cancel_serially"""
+
+    @tck_test()
+    def test_untested_spec208_blackbox_must_be_prepared_to_receive_on_next_signals_after_having_called_subscription_cancel(  # noqa: E501
+        self,
+    ) -> None:
+        """the kit cannot make a blackbox Subscriber cancel (see the whitebox test)"""
+
+    @tck_test()
+    def test_required_spec209_blackbox_must_be_prepared_to_receive_an_on_complete_signal_with_preceding_request_call(  # noqa: E501
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.expect_request()
+        stage.publisher.send_completion(rule="2.9")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec209_blackbox_must_be_prepared_to_receive_an_on_complete_signal_without_preceding_request_call(  # noqa: E501
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.publisher.send_completion(rule="2.9")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec210_blackbox_must_be_prepared_to_receive_an_on_error_signal_with_preceding_request_call(
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.expect_request()
+        stage.publisher.send_error(RuntimeError("rstreams.tck: test error"), rule="2.10")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec210_blackbox_must_be_prepared_to_receive_an_on_error_signal_without_preceding_request_call(  # noqa: E501
+        self,
+    ) -> None:
+        stage = self._stage()
+        stage.publisher.send_error(RuntimeError("rstreams.tck: test error"), rule="2.10")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec211_blackbox_must_make_sure_that_all_calls_on_its_methods_happen_before_the_processing_of_the_respective_events(  # noqa: E501
+        self,
+    ) -> None:
+        """memory visibility is not observable from Python code"""
+
+    @tck_test()
+    def test_untested_spec212_blackbox_must_not_call_on_subscribe_more_than_once_based_on_object_equality(
+        self,
+    ) -> None:
+        """the Publisher side is checked by test_required_py_spec110_subscribe_same_subscriber_twice..."""
+
+    @tck_test()
+    def test_untested_spec213_blackbox_failing_on_signal_invocation(self) -> None:
+        """raising signal methods fail the 2.9/2.10 tests"""
+
+    @tck_test()
+    def test_required_spec213_blackbox_on_subscribe_must_throw_type_error_when_parameters_are_none(self) -> None:
+        stage = self._stage()
+        self._none_must_raise(stage.sub, "on_subscribe")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec213_blackbox_on_next_must_throw_type_error_when_parameters_are_none(self) -> None:
+        stage = self._stage()
+        self._none_must_raise(stage.sub, "on_next")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_required_spec213_blackbox_on_error_must_throw_type_error_when_parameters_are_none(self) -> None:
+        stage = self._stage()
+        self._none_must_raise(stage.sub, "on_error")
+        self.env.verify_no_violations()
+
+    @tck_test()
+    def test_untested_spec301_blackbox_must_not_be_called_outside_subscriber_context(self) -> None:
+        """'the context of its Subscriber' is not observable"""
+
+    @tck_test()
+    def test_untested_spec308_blackbox_request_must_register_given_number_elements_to_be_produced(self) -> None:
+        """the kit cannot see what a blackbox Subscriber processed"""
+
+    @tck_test()
+    def test_untested_spec310_blackbox_request_may_synchronously_call_on_next_on_subscriber(self) -> None:
+        """a MAY rule for Publishers"""
+
+    @tck_test()
+    def test_untested_spec311_blackbox_request_may_synchronously_call_on_complete_or_on_error(self) -> None:
+        """a MAY rule for Publishers"""
+
+    @tck_test()
+    def test_untested_spec314_blackbox_cancel_may_cause_the_publisher_to_shutdown_if_no_other_subscription_exists(
+        self,
+    ) -> None:
+        """a MAY rule"""
+
+    @tck_test()
+    def test_untested_spec315_blackbox_cancel_must_not_throw_exception_and_must_signal_on_error(self) -> None:
+        """a Publisher rule; checked by PublisherVerification.test_required_py_spec315"""
+
+    @tck_test()
+    def test_untested_spec316_blackbox_request_must_not_throw_exception_and_must_on_error_the_subscriber(
+        self,
+    ) -> None:
+        """a Publisher rule; checked by PublisherVerification.test_required_py_spec316"""
+
+    # -- Python additions ----------------------------------------------------------------------------
+    @tck_test()
+    def test_required_py_spec207_blackbox_must_call_request_and_cancel_serially(self) -> None:
+        stage = self._stage()
+        stage.expect_request()
+        stage.subscription.drain_requests()
+        self._serial_calls(stage.publisher, 0)
+        self.env.verify_no_violations()
+
