@@ -27,12 +27,12 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import validate_request
+from ..._internal.requests import MAX_DEMAND, validate_request
 from ..._internal.subscriptions import SubscriptionArbiter
 from ..._spec import Publisher, Subscriber, Subscription
 from ...errors import NoneElementError
 from .._flowable import Flowable
-from .._fused import Fusion, FusedFlowable, Sizer
+from .._fused import FusedFlowable, Fusion, Sizer
 
 __all__ = [
     "concat",
@@ -116,11 +116,19 @@ class ArbiterSubscriber(SubscriptionArbiter):
         self.complete_downstream()
 
     def account(self) -> None:
-        """Subtract what the finished upstream emitted from the outstanding demand."""
+        """Subtract what the finished upstream emitted from the outstanding demand.
+
+        Called just before the next upstream is subscribed: the count is queued as "missed
+        produced" without running the arbiter's drain, because the next ``set_subscription``
+        (or any ``request``) applies it; this saves a drain pass per switched source. When demand
+        is unbounded (sticky) there is nothing to account.
+        """
         e = self._emitted
         if e:
             self._emitted = 0
-            self.produced(e)
+            if self._requested < MAX_DEMAND:
+                with self._lock:  # race: the downstream's request() queues missed demand concurrently
+                    self._missed_produced += e
 
     def error_downstream(self, error: BaseException) -> None:
         if self._terminated:

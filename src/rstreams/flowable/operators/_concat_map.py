@@ -1,0 +1,326 @@
+"""concat_map(mapper, prefetch): map each element to a Publisher and emit the inners in order.
+
+Structure (queue-drain, seed 004):
+
+* The upstream is asked for ``prefetch`` elements up front and replenished in batches of
+  ``limit = prefetch - prefetch // 4`` as the drain consumes them. Its elements wait in a queue.
+* One inner Publisher runs at a time, subscribed through the inner's
+  :class:`SubscriptionArbiter`, which *is* the downstream's demand: demand an inner did not use
+  carries over to the next one (``produced`` is accounted when an inner completes).
+* The drain (owner of the ``wip`` counter) takes the next element when no inner is active, calls
+  the mapper and subscribes the inner. An inner that completes synchronously, inside
+  ``subscribe``, only marks itself inactive and bumps ``wip``: the running drain loop continues
+  with the next element, so many synchronous inners never recurse (trampoline; race: inner
+  completion on another thread vs the drain).
+* Scalar shortcut: a mapper result ``just(x)`` is emitted directly when demand is unbounded, or
+  handed to the arbiter as a one-element subscription that emits when requested; ``empty()`` is
+  skipped without subscribing anything.
+* Errors are immediate (RxJava's default concatMap): an upstream error cancels the inner, an inner
+  or mapper error cancels the upstream. Elements come from the inner's thread while the upstream
+  error may arrive on another: the two are half-serialized (``_hs`` counter, race: inner on_next
+  vs upstream on_error) so the error is delivered after the in-flight ``on_next`` returns, and
+  never two signals overlap (rule 1.3).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.requests import MAX_DEMAND, validate_request
+from ..._internal.subscriptions import CANCELLED, SubscriptionArbiter, cancel, set_once
+from ..._spec import Publisher, Subscriber, Subscription
+from .._base import none_result_error
+from .._flowable import Flowable
+from ..sources._basic import NOTHING, scalar_value
+from ._concat import NOOP_SUBSCRIBER
+
+__all__ = ["concat_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_MAX: Final = MAX_DEMAND
+
+
+class _Completed(Exception):
+    """Marks the terminal slot as "completed normally" (never signalled as an error)."""
+
+
+_COMPLETE: Final = _Completed("complete")
+
+
+@final
+class _ScalarSubscription:
+    """A one-element subscription for the scalar shortcut when demand is bounded: emits into the
+    inner when requested (the arbiter only requests it when demand exists)."""
+
+    __slots__ = ("_inner", "_value", "_once")
+
+    def __init__(self, inner: _Inner, value: Any) -> None:
+        self._inner: _Inner | None = inner
+        self._value = value
+        self._once = AtomicInt(0)  # race: request from the downstream vs cancel
+
+    def request(self, n: int) -> None:
+        if n > 0 and self._once.compare_and_set(0, 1):
+            inner = self._inner
+            self._inner = None
+            if inner is not None:
+                inner.on_next(self._value)
+                inner.on_complete()
+
+    def cancel(self) -> None:
+        self._once.set(1)
+        self._inner = None
+
+
+@final
+class _Inner(SubscriptionArbiter):
+    """Subscribes to each inner in turn; its arbiter state is the downstream's demand."""
+
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "_emitted")
+
+    def __init__(self, parent: _ConcatMapSubscriber) -> None:
+        super().__init__(cancel_on_replace=False)
+        self._parent = parent
+        self._emitted = 0  # only the current inner's serial signals touch it
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.set_subscription(subscription)
+
+    def on_next(self, item: Any) -> None:
+        self._emitted += 1
+        self._parent.inner_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        self._parent.inner_error(error)
+
+    def on_complete(self) -> None:
+        e = self._emitted
+        if e:
+            self._emitted = 0
+            self.produced(e)
+        self._parent.inner_complete()
+
+
+@final
+class _ConcatMapSubscriber:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream",
+        "_mapper",
+        "_prefetch",
+        "_limit",
+        "_upstream",
+        "_queue",
+        "_wip",
+        "_hs",
+        "_error",
+        "_inner",
+        "_active",
+        "_done",
+        "_cancelled",
+        "_consumed",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], mapper: Callable[[Any], Publisher[Any]], prefetch: int) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._mapper = mapper
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self._queue: deque[Any] = deque()  # SPSC: upstream thread appends, the drain pops
+        self._wip = AtomicInt(0)  # queue-drain: one drainer at a time
+        self._hs = AtomicInt(0)  # half-serializer: inner on_next vs terminal from another thread
+        # the terminal slot: the first error, or _COMPLETE; set once (race: completion vs errors)
+        self._error: AtomicRef[BaseException | None] = AtomicRef(None)
+        self._inner = _Inner(self)
+        self._active = False  # written by the drain (True) and the inner's on_complete (False)
+        self._done = False
+        self._cancelled = False
+        self._consumed = 0  # drain-local replenishment count
+
+    # upstream side -------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if set_once(self._upstream, subscription, "concat_map"):
+            self._downstream.on_subscribe(self)
+            subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        self._queue.append(item)
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if not self._error.compare_and_set(None, error):
+            plugins.on_error(error, "concat_map: upstream error after termination")
+            return
+        self._inner.cancel()
+        self._terminate()
+
+    def on_complete(self) -> None:
+        self._done = True
+        self._drain()
+
+    # inner side ------------------------------------------------------------------------------
+    def inner_next(self, item: Any) -> None:
+        hs = self._hs
+        with hs._lock:  # half-serializer enter (race: inner on_next vs upstream on_error)
+            if hs._value != 0:
+                return  # terminated
+            hs._value = 1
+        self._downstream.on_next(item)
+        with hs._lock:  # half-serializer leave: did a terminal signal arrive meanwhile?
+            if hs._value == 1:
+                hs._value = 0
+                return
+        self._deliver_terminal()
+
+    def inner_error(self, error: BaseException) -> None:
+        if not self._error.compare_and_set(None, error):
+            plugins.on_error(error, "concat_map: inner error after termination")
+            return
+        cancel(self._upstream)
+        self._terminate()
+
+    def inner_complete(self) -> None:
+        self._active = False
+        self._drain()
+
+    # terminal delivery -----------------------------------------------------------------------
+    def _terminate(self) -> None:
+        """An error was stored: deliver it now unless an on_next is in flight (then its leave does)."""
+        self._cancelled = True
+        if self._hs.get_and_increment() == 0:
+            self._deliver_terminal()
+        if self._wip.get_and_increment() == 0:
+            self._queue.clear()
+
+    def _deliver_terminal(self) -> None:
+        d = self._downstream
+        self._downstream = NOOP_SUBSCRIBER  # rule 3.13
+        e = self._error.get()
+        if e is None or e is _COMPLETE:
+            d.on_complete()
+        else:
+            d.on_error(e)
+
+    # downstream side ---------------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:  # rule 3.9
+                if self._error.compare_and_set(None, err):
+                    cancel(self._upstream)
+                    self._inner.cancel()
+                    self._terminate()
+                return
+        self._inner.request(n)
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._inner.cancel()
+        cancel(self._upstream)
+        self._downstream = NOOP_SUBSCRIBER  # rule 3.13
+        if self._wip.get_and_increment() == 0:
+            self._queue.clear()
+
+    # the drain -------------------------------------------------------------------------------
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        queue = self._queue
+        inner = self._inner
+        limit = self._limit
+        while True:
+            if self._cancelled:
+                queue.clear()
+                return
+            if not self._active:
+                done = self._done  # read before the queue (race: last on_next vs on_complete)
+                if not queue:
+                    if done:
+                        # the terminal slot decides complete vs a racing error (first one wins)
+                        if self._error.compare_and_set(None, _COMPLETE) and self._hs.get_and_increment() == 0:
+                            self._deliver_terminal()
+                        return
+                else:
+                    item = queue.popleft()
+                    c = self._consumed + 1
+                    if c == limit:
+                        c = 0
+                        up = self._upstream.get()
+                        if up is not None and up is not CANCELLED:
+                            up.request(limit)
+                    self._consumed = c
+                    try:
+                        p = self._mapper(item)
+                    except Exception as ex:
+                        self._fail(ex)
+                        return
+                    if p is None:
+                        self._fail(none_result_error("concat_map"))
+                        return
+                    ok, v = scalar_value(p)
+                    if ok:
+                        if v is NOTHING:
+                            continue  # empty(): nothing to subscribe
+                        if inner.is_unbounded:
+                            self.inner_next(v)
+                            continue
+                        self._active = True
+                        inner.set_subscription(_ScalarSubscription(inner, v))
+                    else:
+                        if not callable(getattr(p, "subscribe", None)):
+                            self._fail(TypeError(f"concat_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
+                            return
+                        self._active = True
+                        p.subscribe(inner)
+                    # the inner may have completed synchronously: look again before leaving
+                    if not self._active:
+                        continue
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _fail(self, error: BaseException) -> None:
+        """The mapper failed (called from the drain): cancel everything and signal the error."""
+        if not self._error.compare_and_set(None, error):
+            plugins.on_error(error, "concat_map: mapper error after termination")
+            return
+        cancel(self._upstream)
+        self._inner.cancel()
+        self._cancelled = True
+        self._queue.clear()
+        if self._hs.get_and_increment() == 0:
+            self._deliver_terminal()
+
+
+@final
+class _ConcatMapFlowable(Flowable[R]):
+    __slots__ = ("_source", "_mapper", "_prefetch")
+
+    def __init__(self, source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int) -> None:
+        self._source = source
+        self._mapper = mapper
+        self._prefetch = prefetch
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        self._source.subscribe(_ConcatMapSubscriber(subscriber, self._mapper, self._prefetch))
+
+
+def concat_map(source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int = 2) -> Flowable[R]:
+    if not callable(mapper):
+        raise TypeError(f"concat_map(): mapper must be callable, got {type(mapper).__name__}")
+    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
+        raise TypeError(f"concat_map(): prefetch must be an int, got {type(prefetch).__name__}")
+    if prefetch <= 0:
+        raise ValueError(f"concat_map(): prefetch must be > 0, got {prefetch}")
+    return _ConcatMapFlowable(source, mapper, prefetch)
