@@ -12,6 +12,7 @@ Example::
 """
 
 from ._test_publisher import TestPublisher, Violation
+from ._test_scheduler import TestScheduler
 from ._test_subscriber import TestSubscriber
 
-__all__ = ["TestPublisher", "TestSubscriber", "Violation"]
+__all__ = ["TestPublisher", "TestScheduler", "TestSubscriber", "Violation"]

@@ -1,0 +1,190 @@
+"""The Scheduler/Worker contract (RxJava's ``Scheduler`` and ``Scheduler.Worker``).
+
+* A :class:`Worker` runs its tasks one at a time, never concurrently, and immediate tasks in FIFO
+  order; ``dispose()`` cancels its pending tasks (and no one else's).
+* After ``dispose``, ``schedule`` returns an already-disposed handle and runs nothing.
+* A task that raises does not kill anything: the error goes to the undeliverable-error hook.
+* ``contextvars`` captured when the worker is created (that is, at subscribe time for the
+  operators that use one) are restored around every task it runs.
+* Times are in seconds (floats); ``now()`` is ``time.monotonic()`` for real schedulers and the
+  virtual clock for :class:`~rstreams.testing.TestScheduler`.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, Final, final
+
+from .._internal import plugins
+from .._internal.atomics import AtomicFlag
+
+__all__ = ["Scheduler", "Worker", "TaskHandle", "DISPOSED", "run_task"]
+
+Task = Callable[[], Any]
+
+
+class TaskHandle:
+    """A disposable handle on a scheduled task."""
+
+    __slots__ = ("_task", "_disposed")
+
+    def __init__(self, task: Task | None) -> None:
+        self._task = task
+        self._disposed = False
+
+    def dispose(self) -> None:
+        self._disposed = True
+        self._task = None  # drop references early
+
+    @property
+    def is_disposed(self) -> bool:
+        return self._disposed
+
+    def take(self) -> Task | None:
+        """The task if it may still run (and marks the handle done for one-shot tasks)."""
+        if self._disposed:
+            return None
+        return self._task
+
+
+@final
+class _Disposed:
+    __slots__ = ()
+
+    def dispose(self) -> None:
+        pass
+
+    @property
+    def is_disposed(self) -> bool:
+        return True
+
+
+#: What ``schedule`` returns after its worker or scheduler was disposed.
+DISPOSED: Final = _Disposed()
+
+
+def run_task(task: Task, context: contextvars.Context | None) -> None:
+    """Run ``task`` (inside ``context`` when given); errors go to the undeliverable hook."""
+    try:
+        if context is not None:
+            context.run(task)
+        else:
+            task()
+    except Exception as e:
+        plugins.on_error(e, f"a scheduled task raised: {task!r}")
+
+
+class Worker(ABC):
+    """Runs tasks sequentially. Thread-safe: any thread may schedule or dispose.
+
+    Example::
+
+        w = schedulers.single().create_worker()
+        w.schedule(lambda: print("soon"))
+        w.schedule(lambda: print("later"), delay=0.5)
+        w.dispose()
+    """
+
+    __slots__ = ("_disposed",)
+
+    def __init__(self) -> None:
+        self._disposed = AtomicFlag()
+
+    @abstractmethod
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+        """Run ``task`` after ``delay`` seconds (0: as soon as possible, after earlier tasks)."""
+
+    def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | _Disposed:
+        """Run ``task`` every ``period`` seconds after ``initial_delay``, on absolute times
+        (start + k * period); if the worker falls behind by more than a period it re-bases rather
+        than bursting."""
+        if period <= 0:
+            raise ValueError(f"schedule_periodic(): period must be > 0, got {period}")
+        handle = TaskHandle(task)
+        start = self.now() + initial_delay
+        state = [0, start]
+
+        def tick() -> None:
+            t = handle.take()
+            if t is None or self.is_disposed:
+                return
+            t()
+            state[0] += 1
+            nxt = state[1] + state[0] * period
+            now = self.now()
+            if nxt < now - period:  # fell behind: re-base instead of a burst of catch-up runs
+                state[0] = 0
+                state[1] = now + period
+                nxt = state[1]
+            if not handle.is_disposed:
+                self.schedule(tick, max(0.0, nxt - now))
+
+        self.schedule(tick, max(0.0, initial_delay))
+        return handle
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def dispose(self) -> None:
+        self._disposed.try_set()
+
+    @property
+    def is_disposed(self) -> bool:
+        return self._disposed.is_set()
+
+
+class Scheduler(ABC):
+    """A source of Workers.
+
+    Example::
+
+        from rstreams import schedulers
+        Flowable.range(0, 10).subscribe_on(schedulers.io()).observe_on(schedulers.single())
+    """
+
+    @abstractmethod
+    def create_worker(self) -> Worker:
+        """A new Worker; dispose it when done."""
+
+    def now(self) -> float:
+        return time.monotonic()
+
+    def schedule_direct(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+        """Run ``task`` once on a fresh worker, which is disposed after it."""
+        w = self.create_worker()
+
+        def run() -> None:
+            try:
+                task()
+            finally:
+                w.dispose()
+
+        return w.schedule(run, delay)
+
+    def schedule_periodic_direct(self, task: Task, initial_delay: float, period: float) -> Any:
+        """Run ``task`` periodically on a dedicated worker; disposing the handle disposes the worker."""
+        w = self.create_worker()
+        h = w.schedule_periodic(task, initial_delay, period)
+        return _CompositeHandle(h, w)
+
+    def shutdown(self) -> None:
+        """Stop the scheduler's threads (shared schedulers restart lazily on next use)."""
+
+
+class _CompositeHandle:
+    __slots__ = ("_a", "_b")
+
+    def __init__(self, a: Any, b: Any) -> None:
+        self._a = a
+        self._b = b
+
+    def dispose(self) -> None:
+        self._a.dispose()
+        self._b.dispose()
+
+    @property
+    def is_disposed(self) -> bool:
+        return bool(self._b.is_disposed)

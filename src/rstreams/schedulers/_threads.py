@@ -1,0 +1,304 @@
+"""Thread-backed schedulers: an event-loop thread and the standard schedulers built on it.
+
+An :class:`EventLoop` is one daemon thread with a FIFO of ready tasks and a heap of timed tasks,
+woken through a ``threading.Condition`` only when it may be idle (a wake-up per burst, not per
+task). Workers on a loop run their tasks on that one thread, so they never overlap (Worker
+contract) and run immediate tasks in FIFO order.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import heapq
+import itertools
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from .._internal.atomics import AtomicInt
+from ._base import DISPOSED, Scheduler, Task, TaskHandle, Worker, _Disposed, run_task
+
+__all__ = [
+    "EventLoop",
+    "LoopWorker",
+    "SingleScheduler",
+    "NewThreadScheduler",
+    "ComputationScheduler",
+    "IoScheduler",
+]
+
+_ids = itertools.count(1)
+
+
+class EventLoop:
+    """One daemon thread running tasks in order. ``idle_timeout``: exit after that long idle."""
+
+    def __init__(
+        self, name: str, idle_timeout: float | None = None, on_idle: Callable[[EventLoop], bool] | None = None
+    ) -> None:
+        self.name = name
+        self._ready: deque[tuple[TaskHandle, contextvars.Context | None]] = deque()
+        self._timed: list[tuple[float, int, TaskHandle, contextvars.Context | None]] = []
+        self._seq = itertools.count()
+        self._cond = threading.Condition(threading.Lock())  # guards _ready/_timed/_sleeping/_stopped
+        self._sleeping = False
+        self._stopped = False
+        self._idle_timeout = idle_timeout
+        self._on_idle = on_idle
+        self.leases = 0  # guarded by the owning pool's lock
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self.thread.start()
+
+    def submit(self, handle: TaskHandle, delay: float, context: contextvars.Context | None) -> bool:
+        with self._cond:
+            if self._stopped:
+                return False
+            if delay <= 0:
+                self._ready.append((handle, context))
+            else:
+                heapq.heappush(self._timed, (time.monotonic() + delay, next(self._seq), handle, context))
+            if self._sleeping:
+                self._cond.notify()
+        return True
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopped = True
+            self._ready.clear()
+            self._timed.clear()
+            self._cond.notify()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
+
+    def _run(self) -> None:
+        cond = self._cond
+        ready = self._ready
+        timed = self._timed
+        idle_since = time.monotonic()
+        while True:
+            batch: list[tuple[TaskHandle, contextvars.Context | None]] = []
+            idle_exit = False
+            with cond:
+                while True:
+                    if self._stopped:
+                        return
+                    now = time.monotonic()
+                    while timed and timed[0][0] <= now:
+                        _, _, h, ctx = heapq.heappop(timed)
+                        ready.append((h, ctx))
+                    if ready:
+                        batch = list(ready)
+                        ready.clear()
+                        break
+                    timeout = timed[0][0] - now if timed else None
+                    if self._idle_timeout is not None and not timed:
+                        left = self._idle_timeout - (now - idle_since)
+                        if left <= 0:
+                            idle_exit = True
+                            break
+                        timeout = left
+                    self._sleeping = True
+                    cond.wait(timeout)
+                    self._sleeping = False
+            if idle_exit:
+                # race: a worker leasing this loop vs the loop retiring; the pool decides under its
+                # own lock, and only a loop nobody leases is retired.
+                if self._on_idle is None or self._on_idle(self):
+                    with cond:
+                        self._stopped = True
+                        self._ready.clear()
+                    return
+                idle_since = time.monotonic()
+                continue
+            for h, ctx in batch:
+                task = h.take()
+                if task is not None:
+                    run_task(task, ctx)
+            idle_since = time.monotonic()
+
+
+class LoopWorker(Worker):
+    """A Worker whose tasks run on one EventLoop (shared with other workers or its own)."""
+
+    __slots__ = ("_loop", "_context", "_handles", "_lock", "_owns_loop", "_release")
+
+    def __init__(self, loop: EventLoop, owns_loop: bool = False, release: Callable[[EventLoop], Any] | None = None) -> None:
+        super().__init__()
+        self._loop = loop
+        self._context = contextvars.copy_context()  # captured at creation: subscribe time
+        self._handles: set[TaskHandle] = set()
+        self._lock = threading.Lock()  # guards _handles (race: schedule vs dispose)
+        self._owns_loop = owns_loop
+        self._release = release
+
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+        if self.is_disposed:
+            return DISPOSED
+        handle = _WorkerTaskHandle(task, self)
+        with self._lock:
+            if self.is_disposed:
+                return DISPOSED
+            self._handles.add(handle)
+        if not self._loop.submit(handle, delay, self._context):
+            handle.dispose()
+            return DISPOSED
+        return handle
+
+    def _done(self, handle: TaskHandle) -> None:
+        with self._lock:
+            self._handles.discard(handle)
+
+    @property
+    def thread(self) -> threading.Thread:
+        return self._loop.thread
+
+    def dispose(self) -> None:
+        if not self._disposed.try_set():
+            return
+        with self._lock:
+            handles = list(self._handles)
+            self._handles.clear()
+        for h in handles:
+            h.dispose()
+        if self._owns_loop:
+            self._loop.stop()
+        elif self._release is not None:
+            self._release(self._loop)
+
+
+class _WorkerTaskHandle(TaskHandle):
+    __slots__ = ("_worker",)
+
+    def __init__(self, task: Task, worker: LoopWorker) -> None:
+        super().__init__(task)
+        self._worker: LoopWorker | None = worker
+
+    def take(self) -> Task | None:
+        t = self._task
+        if self._disposed or t is None:
+            return None
+        w = self._worker
+        self._worker = None
+        self._task = None  # one-shot: drop the reference once run
+        if w is not None:
+            if w.is_disposed:
+                return None
+            w._done(self)
+        return t
+
+
+class SingleScheduler(Scheduler):
+    """One shared thread for every worker (RxJava ``Schedulers.single()``)."""
+
+    def __init__(self, name: str = "rstreams-single") -> None:
+        self._name = name
+        self._loop: EventLoop | None = None
+        self._lock = threading.Lock()
+
+    def _get_loop(self) -> EventLoop:
+        with self._lock:
+            loop = self._loop
+            if loop is None or loop.stopped:
+                loop = self._loop = EventLoop(f"{self._name}-{next(_ids)}")
+            return loop
+
+    def create_worker(self) -> Worker:
+        return LoopWorker(self._get_loop())
+
+    def shutdown(self) -> None:
+        with self._lock:
+            loop, self._loop = self._loop, None
+        if loop is not None:
+            loop.stop()
+
+
+class NewThreadScheduler(Scheduler):
+    """A new thread per worker; the thread ends when the worker is disposed."""
+
+    def __init__(self, name: str = "rstreams-new-thread") -> None:
+        self._name = name
+
+    def create_worker(self) -> Worker:
+        return LoopWorker(EventLoop(f"{self._name}-{next(_ids)}"), owns_loop=True)
+
+
+class ComputationScheduler(Scheduler):
+    """A fixed pool of ``os.cpu_count()`` event-loop threads; workers are assigned round-robin.
+
+    Under the GIL this gives no CPU parallelism for Python code (it does on free-threaded builds);
+    use it for timers and light work.
+    """
+
+    def __init__(self, size: int | None = None, name: str = "rstreams-computation") -> None:
+        self._size = size or max(1, os.cpu_count() or 1)
+        self._name = name
+        self._loops: list[EventLoop] = []
+        self._next = AtomicInt(0)
+        self._lock = threading.Lock()
+
+    def create_worker(self) -> Worker:
+        with self._lock:
+            if not self._loops or any(lp.stopped for lp in self._loops):
+                self._loops = [
+                    lp if not lp.stopped else EventLoop(f"{self._name}-{next(_ids)}") for lp in self._loops
+                ] or [EventLoop(f"{self._name}-{next(_ids)}") for _ in range(self._size)]
+            loops = self._loops
+        return LoopWorker(loops[self._next.get_and_increment() % len(loops)])
+
+    def shutdown(self) -> None:
+        with self._lock:
+            loops, self._loops = self._loops, []
+        for lp in loops:
+            lp.stop()
+
+
+class IoScheduler(Scheduler):
+    """A cached pool for blocking work: a worker leases an idle thread or starts a new one, up to
+    ``max_threads`` (default ``10 * cpu_count``; beyond that workers share the least-leased
+    threads); idle threads exit after ``keep_alive`` seconds."""
+
+    def __init__(self, max_threads: int | None = None, keep_alive: float = 60.0, name: str = "rstreams-io") -> None:
+        self._max = max_threads or 10 * max(1, os.cpu_count() or 1)
+        self._keep_alive = keep_alive
+        self._name = name
+        self._loops: list[EventLoop] = []
+        self._lock = threading.Lock()  # guards _loops and their lease counts
+
+    def _retire(self, loop: EventLoop) -> bool:
+        with self._lock:
+            if loop.leases > 0:
+                return False
+            if loop in self._loops:
+                self._loops.remove(loop)
+            return True
+
+    def create_worker(self) -> Worker:
+        with self._lock:
+            live = [lp for lp in self._loops if not lp.stopped]
+            self._loops = live
+            idle = [lp for lp in live if lp.leases == 0]
+            if idle:
+                loop = idle[0]
+            elif len(live) < self._max:
+                loop = EventLoop(f"{self._name}-{next(_ids)}", idle_timeout=self._keep_alive, on_idle=self._retire)
+                live.append(loop)
+            else:
+                loop = min(live, key=lambda lp: lp.leases)
+            loop.leases += 1
+        return LoopWorker(loop, release=self._release)
+
+    def _release(self, loop: EventLoop) -> None:
+        with self._lock:
+            loop.leases -= 1
+        loop.submit(TaskHandle(None), 0, None)  # wake it so its idle timer restarts
+
+    def shutdown(self) -> None:
+        with self._lock:
+            loops, self._loops = self._loops, []
+        for lp in loops:
+            lp.stop()
