@@ -131,25 +131,23 @@ class _Emitter(FlowableEmitter[T]):
             return
         wip = self._wip
         if wip.get() == 0 and wip.compare_and_set(0, 1):
-            # fast path: nobody else is draining; emit directly when nothing waits before us
+            # fast path: nobody else is draining; emit directly if nothing waits before this item
             d = self._downstream
-            if not self._queue and self._latest is _NO_LATEST and d is not None and not self._cancelled:
-                e = self._emitted
-                if self._strategy is _MISSING or e < self._requested.get():
-                    self._emitted = e + 1
-                    d.on_next(item)
-                elif self._strategy is _BUFFER:
-                    self._queue.append(item)
-                elif self._strategy is _LATEST:
-                    self._latest = item
-                elif self._strategy is _ERROR:
-                    self._overflow()
-                # DROP: dropped
+            e = self._emitted
+            if (
+                d is not None
+                and not self._queue
+                and self._latest is _NO_LATEST
+                and not self._cancelled
+                and (e < self._requested.get() or self._strategy is _MISSING)
+            ):
+                self._emitted = e + 1
+                d.on_next(item)
+                if wip.decrement_and_get() == 0:
+                    return
             else:
                 self._queue.append(item)
-            if wip.decrement_and_get() == 0:
-                return
-            self._drain_loop()
+            self._drain_loop()  # we own wip: apply the strategy / deliver what others added
             return
         self._queue.append(item)
         if wip.get_and_increment() == 0:
@@ -226,42 +224,46 @@ class _Emitter(FlowableEmitter[T]):
 
     # -- drain ----------------------------------------------------------------------------------
     def _overflow(self) -> None:
-        """ERROR strategy, called by the drain owner: end the stream (rule 1.1 would be broken)."""
+        """ERROR strategy, called by the drain owner: end the stream (rule 1.1 would be broken).
+
+        If a terminal signal raced in from another producer thread, that one ends the stream."""
         if self._once.try_set():
             self._error = _overflow_error()
             self._done = True
-            self._queue.clear()
-        # else: a terminal signal is already pending; the drain owner delivers it
+        self._queue.clear()
 
     def _drain(self) -> None:
         if self._wip.get_and_increment() == 0:
             self._drain_loop()
 
     def _drain_loop(self) -> None:
-        """Run by the owner of ``wip`` (rule 1.3: one signal at a time)."""
+        """Run by the owner of ``wip`` only (rule 1.3: one signal at a time; rule 3.3: a re-entrant
+        ``request`` from ``on_next`` only bumps ``wip`` and the loop picks the demand up)."""
         missed = 1
         q = self._queue
         strategy = self._strategy
+        missing = strategy is _MISSING
         while True:
             d = self._downstream
             if self._cancelled or d is None:
                 self._clear()
-            elif self._bad_request is not None:
-                err = self._bad_request
-                self._terminate()
-                d.on_error(err)
             else:
                 e = self._emitted
                 r = self._requested.get()
                 while True:
                     if self._cancelled:
+                        self._clear()
+                        break
+                    bad = self._bad_request
+                    if bad is not None:  # rule 3.9: signalled at once, buffered items dropped
+                        self._terminate()
+                        d.on_error(bad)
                         break
                     done = self._done  # read before the queue: nothing is enqueued after done
-                    if e < r or strategy is _MISSING:
-                        latest = self._latest
-                        if latest is not _NO_LATEST:
+                    if e < r or missing:
+                        x: Any = self._latest
+                        if x is not _NO_LATEST:
                             self._latest = _NO_LATEST
-                            x = latest
                         elif q:
                             x = q.popleft()
                         else:
@@ -273,29 +275,19 @@ class _Emitter(FlowableEmitter[T]):
                         d.on_next(x)
                         r = self._requested.get()
                         continue
-                    # no demand
-                    if done and self._error is not None and strategy is not _BUFFER:
-                        # DROP/LATEST/ERROR: an error needs no demand; a pending latest is dropped
-                        self._finish(d)
-                        break
+                    # no demand: apply the strategy to what waits
                     if not q:
                         if done and self._latest is _NO_LATEST:
-                            self._finish(d)
+                            self._finish(d)  # BUFFER/LATEST: terminal signals wait behind items
                         break
                     if strategy is _BUFFER:
-                        if self._bad_request is not None:
-                            break
-                        if done and self._error is not None:
-                            pass  # BUFFER: the error waits behind the buffered items (as RxJava)
                         break
                     x = q.popleft()
                     if strategy is _LATEST:
                         self._latest = x
                     elif strategy is _ERROR:
                         self._overflow()
-                    # DROP: dropped
-                if self._bad_request is not None and not self._cancelled:
-                    continue  # signal it at once, on the next pass
+                    # DROP: the item is dropped
             missed = self._wip.add_and_get(-missed)
             if missed == 0:
                 return

@@ -1,0 +1,501 @@
+"""Blocking bridges: blocking_iterable, blocking_first, blocking_last, blocking_subscribe, to_future.
+
+Fast paths: over a fused synchronous chain (``source._fused()`` is not None) the bridges pull the
+chain's builtin iterator directly on the calling thread: no subscription, no thread, no lock.
+Fused and unfused runs give the same results (a ``None`` element is blamed on the same operator).
+
+Otherwise a subscriber hands elements to the calling thread through a bounded deque:
+
+* ``blocking_iterable(prefetch)`` requests ``prefetch`` upfront and ``limit = prefetch - prefetch//4``
+  each time the consumer has taken that many (replenishing, seed 004), so at most ``prefetch``
+  elements are ever buffered. A synchronous upstream emits on the consumer's own thread from inside
+  ``request``: the elements land in the deque with no lock at all, and are then taken one by one
+  with a plain ``popleft`` (the hand-off is batched). The consumer blocks on a
+  ``threading.Condition`` only when the deque is empty; the producer takes the lock only when the
+  consumer said it is waiting (race: "consumer about to sleep" vs "producer appends": the consumer
+  re-checks the deque under the lock after raising its ``_waiting`` flag; it also wakes every
+  ``_WAIT_SLICE`` seconds as a backstop, so a lost wake-up can only delay, never hang).
+* The stream's error is raised at the point it is reached (after the elements before it).
+* Leaving early cancels: ``close()``, ``break`` out of ``for x in it`` (``__iter__`` is a
+  generator with ``try/finally``), an exception in the loop body, or garbage collection
+  (``__del__``).
+
+``blocking_first``/``blocking_last`` wait on a ``threading.Event`` (set once per stream); with
+``timeout`` they cancel and raise ``TimeoutError``. ``blocking_subscribe`` runs the callbacks on the
+calling thread. ``to_future`` returns a ``concurrent.futures.Future`` whose ``cancel()`` cancels the
+subscription.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import operator
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from itertools import islice, repeat
+from typing import Any, Final, Generic, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicRef
+from ..._internal.requests import MAX_DEMAND
+from ..._internal.subscriptions import CANCELLED, cancel, set_once
+from ..._spec import Subscription, null_element_message
+from ...errors import MissingBackpressureError, NoneElementError, NoSuchElementError
+from .._enums import NOTSET
+from .._flowable import Flowable
+from .._fused import Fusion
+
+__all__ = ["blocking_iterable", "blocking_first", "blocking_last", "blocking_subscribe", "to_future"]
+
+T = TypeVar("T")
+
+_END: Final = object()
+_WAIT_SLICE: Final = 0.5  # backstop for a lost wake-up without the GIL; never reached with it
+_CHUNK: Final = 4096
+_is = operator.is_
+
+
+def _check_prefetch(name: str, prefetch: object) -> int:
+    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
+        raise TypeError(f"{name}(): prefetch must be an int, got {type(prefetch).__name__}")
+    if prefetch <= 0:
+        raise ValueError(f"{name}(): prefetch must be > 0, got {prefetch}")
+    return prefetch
+
+
+def _check_timeout(name: str, timeout: object) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        raise TypeError(f"{name}(): timeout must be a number of seconds or None, got {timeout!r}")
+    if timeout < 0:
+        raise ValueError(f"{name}(): timeout must be >= 0, got {timeout}")
+    return float(timeout)
+
+
+def _has_none(chunk: list[Any]) -> bool:
+    return any(map(_is, chunk, repeat(None)))
+
+
+# ---------------------------------------------------------------------------------------------
+# The queue subscriber (blocking_iterable, blocking_subscribe)
+
+
+@final
+class _QueueSubscriber(Generic[T]):
+    """Buffers at most ``prefetch`` elements for one consuming thread."""
+
+    _rs_no_wrap = True
+    __slots__ = (
+        "_queue",
+        "_upstream",
+        "_prefetch",
+        "_limit",
+        "_consumed",
+        "_done",
+        "_error",
+        "_cond",
+        "_waiting",
+        "__weakref__",
+    )
+
+    def __init__(self, prefetch: int) -> None:
+        self._queue: deque[T] = deque()  # SPSC: the upstream appends, the consumer pops
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._consumed = 0  # consumer thread only
+        self._done = False
+        self._error: BaseException | None = None
+        self._cond = threading.Condition(threading.Lock())
+        self._waiting = False  # written by the consumer under the lock
+
+    # -- Subscriber -----------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        if set_once(self._upstream, subscription, "blocking_iterable"):
+            subscription.request(self._prefetch)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        q = self._queue
+        if len(q) >= self._prefetch:
+            cancel(self._upstream)
+            self.on_error(
+                MissingBackpressureError(
+                    f"blocking_iterable(prefetch={self._prefetch}): the upstream emitted more than "
+                    "requested (rule 1.1)"
+                )
+            )
+            return
+        q.append(item)
+        if self._waiting:  # the consumer sleeps: wake it (one lock per wake-up, not per item)
+            self._signal()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "blocking bridge: on_error after termination")
+            return
+        self._error = error
+        self._done = True  # after _error: the consumer reads _done first
+        self._signal()
+
+    def on_complete(self) -> None:
+        self._done = True
+        self._signal()
+
+    def _signal(self) -> None:
+        with self._cond:
+            self._cond.notify()
+
+    # -- consumer side --------------------------------------------------------------------------
+    def cancel(self) -> None:
+        cancel(self._upstream)
+        self._queue.clear()
+
+    def poll(self) -> Any:
+        """The next element, or ``_END`` on completion; raises the stream's error. Blocks."""
+        q = self._queue
+        while True:
+            done = self._done  # read before the queue: nothing is appended after done
+            if not q:  # single consumer: a non-empty deque stays non-empty until we pop
+                if done:
+                    err = self._error
+                    if err is not None:
+                        self._error = None
+                        raise err
+                    return _END
+                with self._cond:
+                    self._waiting = True
+                    try:
+                        while not q and not self._done:
+                            self._cond.wait(_WAIT_SLICE)
+                    finally:
+                        self._waiting = False
+                continue
+            x = q.popleft()
+            c = self._consumed + 1
+            lim = self._limit
+            if c == lim:
+                self._consumed = 0
+                s = self._upstream.get()
+                if s is not None:
+                    s.request(lim)  # replenish (a synchronous upstream refills the deque here)
+            else:
+                self._consumed = c
+            return x
+
+
+# ---------------------------------------------------------------------------------------------
+# blocking_iterable
+
+
+class BlockingIterator(Generic[T]):
+    """An iterator over a Flowable's elements; ``close()`` (or leaving a ``for`` loop) cancels."""
+
+    __slots__ = ("_source", "_prefetch", "_sub", "_it", "_fusion", "_started", "_closed", "__weakref__")
+
+    def __init__(self, source: Flowable[T], prefetch: int) -> None:
+        self._source = source
+        self._prefetch = prefetch
+        self._sub: _QueueSubscriber[T] | None = None
+        self._it: Iterator[T] | None = None
+        self._fusion: Fusion[T] | None = None
+        self._started = False
+        self._closed = False
+
+    def _start(self) -> None:
+        self._started = True
+        fz = self._source._fused()
+        if fz is not None:
+            self._fusion = fz
+            self._it = fz.factory()
+            return
+        sub: _QueueSubscriber[T] = _QueueSubscriber(self._prefetch)
+        self._sub = sub
+        self._source.subscribe(sub)
+
+    def __iter__(self) -> Generator[T, None, None]:
+        try:
+            while True:
+                try:
+                    x = self.__next__()
+                except StopIteration:
+                    return
+                yield x
+        finally:
+            self.close()  # break / exception in the loop body / generator close: cancel upstream
+
+    def __next__(self) -> T:
+        if self._closed:
+            raise StopIteration
+        if not self._started:
+            try:
+                self._start()
+            except BaseException:
+                self.close()
+                raise
+        it = self._it
+        if it is not None:
+            try:
+                x = next(it)
+            except StopIteration:
+                self.close()
+                raise
+            except BaseException:
+                self.close()
+                raise
+            if x is None:
+                self.close()
+                fz = self._fusion
+                raise fz.none_error() if fz is not None else NoneElementError(null_element_message("on_next"))
+            return x
+        sub = self._sub
+        if sub is None:
+            raise StopIteration
+        try:
+            v = sub.poll()
+        except BaseException:
+            self.close()
+            raise
+        if v is _END:
+            self.close()
+            raise StopIteration
+        return v  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        """Stop iterating and cancel the subscription (idempotent)."""
+        self._closed = True
+        self._it = None
+        sub = self._sub
+        if sub is not None:
+            self._sub = None
+            sub.cancel()
+
+    def __enter__(self) -> BlockingIterator[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+def blocking_iterable(source: Flowable[T], prefetch: int) -> BlockingIterator[T]:
+    _check_prefetch("blocking_iterable", prefetch)
+    return BlockingIterator(source, prefetch)
+
+
+# ---------------------------------------------------------------------------------------------
+# blocking_first / blocking_last
+
+
+@final
+class _EventSubscriber(Generic[T]):
+    """Records the first (``first=True``) or last element, then sets an Event on termination."""
+
+    _rs_no_wrap = True
+    __slots__ = ("_first", "_upstream", "_value", "_error", "_event", "__weakref__")
+
+    def __init__(self, first: bool) -> None:
+        self._first = first
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
+        self._value: Any = _END
+        self._error: BaseException | None = None
+        self._event = threading.Event()  # set once per stream; its lock publishes _value/_error
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        if set_once(self._upstream, subscription, "blocking_first/last"):
+            subscription.request(MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        if self._first:
+            if self._value is _END and not self._event.is_set():
+                self._value = item
+                cancel(self._upstream)
+                self._event.set()
+        else:
+            self._value = item
+
+    def on_error(self, error: BaseException) -> None:
+        if self._event.is_set():
+            plugins.on_error(error, "blocking_first/last: on_error after the result was taken")
+            return
+        self._error = error
+        self._event.set()
+
+    def on_complete(self) -> None:
+        self._event.set()
+
+    def cancel(self) -> None:
+        cancel(self._upstream)
+
+    def result(self, name: str, default: Any, timeout: float | None) -> Any:
+        try:
+            if not self._event.wait(timeout):
+                self.cancel()
+                raise TimeoutError(f"{name}(): no result within {timeout} s; the subscription was cancelled")
+        except BaseException:
+            self.cancel()  # e.g. KeyboardInterrupt while waiting
+            raise
+        err = self._error
+        if err is not None:
+            raise err
+        return _result(name, self._value, default)
+
+
+def _result(name: str, value: Any, default: Any) -> Any:
+    if value is _END:
+        if default is NOTSET:
+            raise NoSuchElementError(f"{name}(): the stream completed without elements and no default was given")
+        return default
+    return value
+
+
+def blocking_first(source: Flowable[T], default: Any, timeout: float | None) -> T:
+    t = _check_timeout("blocking_first", timeout)
+    fz = source._fused()
+    if fz is not None:
+        x = next(fz.factory(), _END)  # synchronous: no thread, no subscription
+        if x is None:
+            raise fz.none_error()
+        return _result("blocking_first", x, default)  # type: ignore[no-any-return]
+    sub: _EventSubscriber[T] = _EventSubscriber(True)
+    source.subscribe(sub)
+    return sub.result("blocking_first", default, t)  # type: ignore[no-any-return]
+
+
+def blocking_last(source: Flowable[T], default: Any, timeout: float | None) -> T:
+    t = _check_timeout("blocking_last", timeout)
+    fz = source._fused()
+    if fz is not None:
+        it = fz.factory()
+        last: Any = _END
+        while True:
+            chunk = list(islice(it, _CHUNK))  # the fold runs in C, the None check per chunk
+            if not chunk:
+                break
+            if _has_none(chunk):
+                raise fz.none_error()
+            last = chunk[-1]
+        return _result("blocking_last", last, default)  # type: ignore[no-any-return]
+    sub: _EventSubscriber[T] = _EventSubscriber(False)
+    source.subscribe(sub)
+    return sub.result("blocking_last", default, t)  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------------------------------
+# blocking_subscribe
+
+
+def _report(fn: Callable[..., Any] | None, *args: Any) -> None:
+    if fn is None:
+        return
+    try:
+        fn(*args)
+    except Exception as e:
+        plugins.on_error(e, "blocking_subscribe(): a terminal callback raised")
+
+
+def blocking_subscribe(
+    source: Flowable[T],
+    on_next: Callable[[T], Any] | None,
+    on_error: Callable[[BaseException], Any] | None,
+    on_complete: Callable[[], Any] | None,
+) -> None:
+    """Consume on the calling thread. A raising ``on_next`` cancels the upstream and is handled like
+    a stream error (``on_error``, or raised when there is none)."""
+    for name, fn in (("on_next", on_next), ("on_error", on_error), ("on_complete", on_complete)):
+        if fn is not None and not callable(fn):
+            raise TypeError(f"blocking_subscribe(): {name} must be callable or None")
+    it = BlockingIterator(source, 128)
+    try:
+        while True:
+            try:
+                x = it.__next__()
+            except StopIteration:
+                break
+            except Exception as e:  # the stream's error
+                if on_error is None:
+                    raise
+                _report(on_error, e)
+                return
+            if on_next is not None:
+                try:
+                    on_next(x)
+                except Exception as e:  # the callback's error: cancel, then as a stream error
+                    it.close()
+                    if on_error is None:
+                        raise
+                    _report(on_error, e)
+                    return
+    finally:
+        it.close()
+    _report(on_complete)
+
+
+# ---------------------------------------------------------------------------------------------
+# to_future
+
+
+@final
+class _FutureSubscriber(Generic[T]):
+    """Completes a Future with the last element; the Future's cancel cancels the subscription."""
+
+    _rs_no_wrap = True
+    __slots__ = ("_future", "_upstream", "_value", "__weakref__")
+
+    def __init__(self, future: concurrent.futures.Future[T]) -> None:
+        self._future = future
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self._value: Any = _END
+
+    def on_future_done(self, future: concurrent.futures.Future[T]) -> None:
+        if future.cancelled():
+            cancel(self._upstream)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        if set_once(self._upstream, subscription, "to_future"):
+            subscription.request(MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        self._value = item
+
+    def on_error(self, error: BaseException) -> None:
+        self._upstream.set(CANCELLED)
+        try:
+            self._future.set_exception(error)
+        except concurrent.futures.InvalidStateError:
+            if not self._future.cancelled():
+                plugins.on_error(error, "to_future(): on_error after the future was completed")
+
+    def on_complete(self) -> None:
+        self._upstream.set(CANCELLED)
+        v = self._value
+        self._value = None
+        try:
+            if v is _END:
+                self._future.set_exception(NoSuchElementError("to_future(): the stream completed without elements"))
+            else:
+                self._future.set_result(v)
+        except concurrent.futures.InvalidStateError:
+            pass  # cancelled meanwhile
+
+
+def to_future(source: Flowable[T]) -> concurrent.futures.Future[T]:
+    fut: concurrent.futures.Future[T] = concurrent.futures.Future()
+    sub: _FutureSubscriber[T] = _FutureSubscriber(fut)
+    fut.add_done_callback(sub.on_future_done)
+    source.subscribe(sub)
+    return fut

@@ -1,0 +1,122 @@
+"""``from_future(future, timeout)``: the result of a ``concurrent.futures.Future`` as a Flowable.
+
+No thread is blocked: the value arrives through ``future.add_done_callback`` (on the thread that
+completes the future, or on the subscribing thread if it is already done) and is held in a
+:class:`~rstreams.flowable._scalar.DeferredScalarSubscription` until requested. An exception becomes
+``on_error``; a cancelled future ``on_error(concurrent.futures.CancelledError)``; a ``None`` result
+``on_error(TypeError)`` (rule 2.13).
+
+``timeout`` seconds without a result signals ``TimeoutError``, armed with a daemon
+``threading.Timer`` that is cancelled as soon as the future completes or the subscription is
+cancelled (no timer thread outlives the subscription by more than its wake-up). Cancelling the
+subscription does not cancel the future (it may be shared).
+
+Race guarded: the done callback, the timer and a downstream cancel all want to be "the outcome";
+an :class:`AtomicFlag` lets exactly one of them win, the others do nothing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from typing import Any, Generic, TypeVar, final
+
+from ..._internal.atomics import AtomicFlag
+from ..._spec import Subscriber
+from ...errors import NoneElementError
+from .._flowable import Flowable
+from .._scalar import DeferredScalarSubscription
+
+__all__ = ["from_future"]
+
+T = TypeVar("T")
+
+
+@final
+class _FutureObserver(Generic[T]):
+    __slots__ = ("_scalar", "_once", "_timer", "_timeout")
+
+    def __init__(self, downstream: Subscriber[T], timeout: float | None) -> None:
+        self._scalar: DeferredScalarSubscription[T] = DeferredScalarSubscription(downstream, self._on_cancel)
+        self._once = AtomicFlag()  # race: done callback vs timer vs cancel
+        self._timer: threading.Timer | None = None
+        self._timeout = timeout
+
+    def start(self, downstream: Subscriber[T], future: concurrent.futures.Future[T]) -> None:
+        downstream.on_subscribe(self._scalar)
+        if self._once.is_set():
+            return  # cancelled (or failed a rule 3.9 request) inside on_subscribe
+        if self._timeout is not None and not future.done():
+            timer = threading.Timer(self._timeout, self._on_timeout)
+            timer.daemon = True
+            timer.name = "rstreams-from_future-timeout"
+            self._timer = timer
+            timer.start()
+            if self._once.is_set():  # race: cancelled while the timer was being armed
+                timer.cancel()
+        future.add_done_callback(self._on_done)
+
+    def _stop_timer(self) -> None:
+        timer = self._timer
+        self._timer = None
+        if timer is not None:
+            timer.cancel()
+
+    def _on_cancel(self) -> None:
+        self._once.try_set()
+        self._stop_timer()
+
+    def _on_timeout(self) -> None:
+        if not self._once.try_set():
+            return
+        self._timer = None
+        self._scalar.error(TimeoutError(f"from_future(): the future did not complete within {self._timeout} s"))
+
+    def _on_done(self, future: concurrent.futures.Future[T]) -> None:
+        if not self._once.try_set():
+            return
+        self._stop_timer()
+        scalar = self._scalar
+        if future.cancelled():
+            scalar.error(concurrent.futures.CancelledError("from_future(): the future was cancelled"))
+            return
+        exc = future.exception()
+        if exc is not None:
+            scalar.error(exc)
+            return
+        value = future.result()
+        if value is None:
+            scalar.error(NoneElementError("from_future(): the future's result is None (rule 2.13)"))
+            return
+        scalar.complete(value)
+
+
+@final
+class _FromFutureFlowable(Flowable[T]):
+    __slots__ = ("_future", "_timeout")
+
+    def __init__(self, future: concurrent.futures.Future[T], timeout: float | None) -> None:
+        self._future = future
+        self._timeout = timeout
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        observer: _FutureObserver[T] = _FutureObserver(subscriber, self._timeout)
+        observer.start(subscriber, self._future)
+
+    def __repr__(self) -> str:
+        return f"Flowable.from_future({self._future!r})"
+
+
+def from_future(future: concurrent.futures.Future[T], timeout: float | None) -> Flowable[T]:
+    if not isinstance(future, concurrent.futures.Future):
+        raise TypeError(
+            f"from_future(): expected a concurrent.futures.Future, got {type(future).__name__} "
+            "(asyncio futures belong to the asyncio bridge)"
+        )
+    if timeout is not None:
+        t: Any = timeout
+        if isinstance(t, bool) or not isinstance(t, int | float):
+            raise TypeError(f"from_future(): timeout must be a number of seconds or None, got {t!r}")
+        if t < 0:
+            raise ValueError(f"from_future(): timeout must be >= 0, got {t}")
+    return _FromFutureFlowable(future, timeout)
