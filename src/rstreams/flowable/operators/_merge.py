@@ -1,0 +1,319 @@
+"""merge(*sources, max_concurrency, prefetch): interleave several sources as their elements arrive.
+
+This is RxJava's flatMap with an identity mapper over a fixed list of sources, built on one
+queue-drain (seed 004):
+
+* Each subscribed source has an inner subscriber with its own queue; it asks its source for
+  ``prefetch`` elements and is replenished by ``limit = prefetch - prefetch // 4`` each time the
+  drain has consumed that many of its elements. Sources may emit from any thread: ``on_next``
+  only appends to the inner's queue (single producer per queue) and bumps the shared ``wip``.
+* Whoever moves ``wip`` from 0 runs the drain and is the only one to call the downstream (rule
+  1.3: never two ``on_next`` at once, whatever threads the sources emit on). The drain emits up to
+  the downstream demand (rule 1.1: demand read once per pass, ``produced`` published once per
+  pass), round-robin over the inners starting where the previous pass stopped.
+* ``max_concurrency`` sources are subscribed at once (others wait in order); the drain subscribes
+  the next one when an inner finishes. Subscribing inside the drain keeps the stack flat: a
+  synchronous source emits into its queue during ``subscribe`` and the drain loop goes on.
+* ``just(x)`` sources take a scalar path (no subscription: the value goes to a scalar queue) and
+  ``empty()`` sources are skipped.
+* Errors: the first error (from a source, or a rule 3.9 bad request) is stored once (race: errors
+  from several threads) and the drain cancels every inner, drops the queues and signals it.
+  ``cancel`` does the same without a signal (the drain owner cleans up: race cancel vs drain).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED, cancel, set_once
+from ..._spec import Publisher, Subscriber, Subscription
+from .._flowable import Flowable
+from ..sources._basic import NOTHING, scalar_value
+from ._concat import NOOP_SUBSCRIBER, as_flowable
+
+__all__ = ["merge"]
+
+T = TypeVar("T")
+
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _MergeInner:
+    """Queues one source's elements for the drain; replenished by the drain in batches."""
+
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "queue", "done", "consumed", "_upstream", "_prefetch", "_limit")
+
+    def __init__(self, parent: _MergeSubscription, prefetch: int) -> None:
+        self._parent = parent
+        self.queue: deque[Any] = deque()  # SPSC: the source appends, the drain pops
+        self.done = False
+        self.consumed = 0  # drain-local
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if set_once(self._upstream, subscription, "merge"):
+            subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        self.queue.append(item)
+        self._parent.drain()
+
+    def on_error(self, error: BaseException) -> None:
+        self.done = True
+        self._parent.inner_error(error)
+
+    def on_complete(self) -> None:
+        self.done = True
+        self._parent.drain()
+
+    def replenish(self, n: int) -> None:
+        """Called by the drain after it consumed ``n`` more elements of this inner."""
+        if self._prefetch >= _MAX:
+            return
+        c = self.consumed + n
+        limit = self._limit
+        if c >= limit:
+            up = self._upstream.get()
+            if up is not None and up is not CANCELLED:
+                up.request(c)
+            c = 0
+        self.consumed = c
+
+    def cancel(self) -> None:
+        cancel(self._upstream)
+
+
+class _MergeSubscription:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream",
+        "_sources",
+        "_next_index",
+        "_max_concurrency",
+        "_prefetch",
+        "_inners",
+        "_scalars",
+        "_start",
+        "_requested",
+        "_wip",
+        "_error",
+        "_cancelled",
+    )
+
+    def __init__(
+        self, downstream: Subscriber[Any], sources: tuple[Flowable[Any], ...], max_concurrency: int, prefetch: int
+    ) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._sources = sources
+        self._next_index = 0  # drain-local: the next source to subscribe
+        self._max_concurrency = max_concurrency
+        self._prefetch = prefetch
+        self._inners: list[_MergeInner] = []  # drain-local: the running inners
+        self._scalars: deque[Any] = deque()  # drain-local: values of just(x) sources
+        self._start = 0  # drain-local: round-robin start
+        self._requested = AtomicInt(0)  # rule 1.1 (race: request vs drain)
+        self._wip = AtomicInt(0)  # queue-drain: one drainer at a time (rule 1.3)
+        self._error: AtomicRef[BaseException | None] = AtomicRef(None)  # first error wins
+        self._cancelled = False
+
+    # signals -----------------------------------------------------------------------------------
+    def inner_error(self, error: BaseException) -> None:
+        if self._error.compare_and_set(None, error):
+            self.drain()
+        else:
+            plugins.on_error(error, "merge: error after termination or a first error")
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:  # rule 3.9, delivered by the drain
+                self.inner_error(err)
+                return
+        add_request(self._requested, n)
+        self.drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        if self._wip.get_and_increment() == 0:  # race: cancel vs a running drain (it cleans up)
+            self._cleanup()
+
+    def _cleanup(self) -> None:
+        for inner in self._inners:
+            inner.cancel()
+            inner.queue.clear()
+        self._inners = []
+        self._scalars.clear()
+        self._sources = ()
+        self._downstream = NOOP_SUBSCRIBER  # rule 3.13
+
+    # the drain ---------------------------------------------------------------------------------
+    def drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        requested = self._requested
+        while True:
+            again = False
+            if self._cancelled:
+                self._cleanup()
+                return
+            if self._error.get() is not None:
+                self._fail()
+                return
+            d = self._downstream
+            r = requested.get()
+            e = 0
+            scalars = self._scalars
+            while e != r and scalars:
+                d.on_next(scalars.popleft())
+                e += 1
+            inners = self._inners
+            n = len(inners)
+            finished = False
+            if n:
+                start = self._start
+                if start >= n:
+                    start = 0
+                i = start
+                stop = -1
+                # every inner is visited (even without demand) so finished ones are removed
+                # and completion is not delayed until the next request
+                for _ in range(n):
+                    if self._cancelled:
+                        self._cleanup()
+                        return
+                    if self._error.get() is not None:
+                        self._fail()
+                        return
+                    inner = inners[i]
+                    q = inner.queue
+                    done = inner.done  # read before the queue (race: last on_next vs on_complete)
+                    k = 0
+                    while e != r and q:
+                        d.on_next(q.popleft())
+                        e += 1
+                        k += 1
+                    if k:
+                        inner.replenish(k)
+                        if e == r and stop < 0:
+                            stop = i  # out of demand: the next pass starts here (fairness)
+                    if done and not q:
+                        finished = True
+                    i += 1
+                    if i == n:
+                        i = 0
+                self._start = stop if stop >= 0 else i
+                if finished:
+                    self._inners = [x for x in inners if not (x.done and not x.queue)]
+                    again = True
+            if e and r < _MAX:
+                produced(requested, e)
+            if self._cancelled:
+                self._cleanup()
+                return
+            # subscribe more sources while there is room (subscribing may emit into queues: again)
+            if self._subscribe_more():
+                again = True
+            if not self._inners and not self._scalars and self._next_index >= len(self._sources):
+                if self._error.get() is not None:
+                    self._fail()
+                    return
+                self._cancelled = True
+                self._sources = ()
+                self._downstream = NOOP_SUBSCRIBER  # rule 3.13
+                d.on_complete()
+                return
+            if again:
+                continue
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _subscribe_more(self) -> bool:
+        sources = self._sources
+        count = len(sources)
+        idx = self._next_index
+        if idx >= count:
+            return False
+        inners = self._inners
+        mc = self._max_concurrency
+        started = False
+        while idx < count and len(inners) < mc:
+            if self._cancelled or self._error.get() is not None:
+                break
+            src = sources[idx]
+            idx += 1
+            self._next_index = idx
+            started = True
+            ok, v = scalar_value(src)
+            if ok:
+                if v is not NOTHING:
+                    self._scalars.append(v)
+                continue
+            inner = _MergeInner(self, self._prefetch)
+            inners.append(inner)
+            src.subscribe(inner)
+            if inner.queue or inner.done:
+                # it emitted synchronously: emit that before subscribing the next source, so
+                # synchronous sources come out in order when demand allows (as RxJava's merge)
+                break
+        return started
+
+    def _fail(self) -> None:
+        e = self._error.get()
+        d = self._downstream
+        self._cancelled = True
+        self._cleanup()
+        if e is not None:
+            d.on_error(e)
+
+
+@final
+class _MergeFlowable(Flowable[T]):
+    __slots__ = ("_sources", "_max_concurrency", "_prefetch")
+
+    def __init__(self, sources: tuple[Flowable[Any], ...], max_concurrency: int, prefetch: int) -> None:
+        self._sources = sources
+        self._max_concurrency = max_concurrency
+        self._prefetch = prefetch
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        s = _MergeSubscription(subscriber, self._sources, self._max_concurrency, self._prefetch)
+        subscriber.on_subscribe(s)
+        s.drain()  # subscribes the first sources (and completes at once if there are none)
+
+    def __repr__(self) -> str:
+        return f"Flowable.merge(<{len(self._sources)} sources>)"
+
+
+def _check_positive(op: str, name: str, v: object) -> int:
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise TypeError(f"{op}(): {name} must be an int, got {type(v).__name__}")
+    if v <= 0:
+        raise ValueError(f"{op}(): {name} must be > 0, got {v}")
+    return v
+
+
+def merge(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
+    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
+        sources = tuple(sources[0])  # type: ignore[arg-type]  # merge([a, b]) as RxJava's merge(Iterable)
+    flows = tuple(as_flowable("merge", s) for s in sources)
+    mc = _MAX if max_concurrency is None else _check_positive("merge", "max_concurrency", max_concurrency)
+    pf = _check_positive("merge", "prefetch", prefetch)
+    if not flows:
+        from ..sources._basic import empty
+
+        return empty()
+    if len(flows) == 1:
+        return flows[0]
+    return _MergeFlowable(flows, mc, pf)

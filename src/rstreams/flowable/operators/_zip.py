@@ -1,0 +1,272 @@
+"""zip(*sources, zipper?, prefetch): combine the n-th elements of every source.
+
+Structure (RxJava's zipArray, queue-drain of seed 004):
+
+* Each source has an inner subscriber with a bounded queue: it asks for ``prefetch`` elements and
+  is replenished by ``limit = prefetch - prefetch // 4`` once the drain has consumed that many.
+  Sources may emit from any thread; ``on_next`` only appends (one producer per queue) and bumps
+  the shared ``wip`` counter.
+* The drain (whoever moves ``wip`` from 0; rule 1.3) emits a row only when every queue has an
+  element and the downstream has demand (rule 1.1; demand published once per pass). A row is
+  ``zipper(*values)``, or a tuple without a zipper.
+* Completion: as soon as one source is done and its queue is empty no further row can be made:
+  the other sources are cancelled and ``on_complete`` is signalled (checked eagerly, even without
+  demand).
+* Errors are immediate: the first error (from a source, the zipper or a rule 3.9 bad request) is
+  stored once (race: errors from several threads), every source is cancelled and the error is
+  signalled by the drain. A zipper returning None is a TypeError.
+
+Over synchronous fused sources, zip folds at assembly time into builtin ``zip``/``map``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED, cancel, set_once
+from ..._spec import Subscriber, Subscription
+from .._base import none_result_error
+from .._flowable import Flowable
+from .._fused import FusedFlowable, Fusion, Sizer
+from ._concat import NOOP_SUBSCRIBER, as_flowable
+
+__all__ = ["zip_"]
+
+T = TypeVar("T")
+
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _ZipInner:
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "queue", "done", "consumed", "_upstream", "_prefetch", "_limit")
+
+    def __init__(self, parent: _ZipCoordinator, prefetch: int) -> None:
+        self._parent = parent
+        self.queue: deque[Any] = deque()  # SPSC: the source appends, the drain pops
+        self.done = False
+        self.consumed = 0  # drain-local
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if set_once(self._upstream, subscription, "zip"):
+            subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        self.queue.append(item)
+        self._parent.drain()
+
+    def on_error(self, error: BaseException) -> None:
+        self.done = True
+        self._parent.fail(error)
+
+    def on_complete(self) -> None:
+        self.done = True
+        self._parent.drain()
+
+    def replenish_one(self) -> None:
+        c = self.consumed + 1
+        if c == self._limit:
+            c = 0
+            up = self._upstream.get()
+            if up is not None and up is not CANCELLED:
+                up.request(self._limit)
+        self.consumed = c
+
+    def cancel(self) -> None:
+        cancel(self._upstream)
+
+
+@final
+class _ZipCoordinator:
+    _rs_no_wrap = True
+    __slots__ = ("_downstream", "_zipper", "_inners", "_requested", "_wip", "_error", "_cancelled")
+
+    def __init__(self, downstream: Subscriber[Any], zipper: Callable[..., Any] | None, n: int, prefetch: int) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._zipper = zipper
+        self._inners = [_ZipInner(self, prefetch) for _ in range(n)]
+        self._requested = AtomicInt(0)  # rule 1.1 (race: request vs drain)
+        self._wip = AtomicInt(0)  # queue-drain: one drainer at a time (rule 1.3)
+        self._error: AtomicRef[BaseException | None] = AtomicRef(None)  # first error wins
+        self._cancelled = False
+
+    def subscribe_all(self, sources: tuple[Flowable[Any], ...]) -> None:
+        for src, inner in zip(sources, self._inners, strict=True):
+            if self._cancelled or self._error.get() is not None:
+                return
+            src.subscribe(inner)
+
+    def fail(self, error: BaseException) -> None:
+        if self._error.compare_and_set(None, error):
+            self.drain()
+        else:
+            plugins.on_error(error, "zip: error after termination or a first error")
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:  # rule 3.9, delivered by the drain
+                self.fail(err)
+                return
+        add_request(self._requested, n)
+        self.drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._cancel_all()
+        if self._wip.get_and_increment() == 0:  # race: cancel vs a running drain (it cleans up)
+            self._cleanup()
+
+    def _cancel_all(self) -> None:
+        for inner in self._inners:
+            inner.cancel()
+
+    def _cleanup(self) -> None:
+        for inner in self._inners:
+            inner.queue.clear()
+        self._downstream = NOOP_SUBSCRIBER  # rule 3.13
+
+    def _terminate(self, error: BaseException | None) -> None:
+        d = self._downstream
+        self._cancelled = True
+        self._cancel_all()
+        self._cleanup()
+        if error is None:
+            d.on_complete()
+        else:
+            d.on_error(error)
+
+    def drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        inners = self._inners
+        requested = self._requested
+        zipper = self._zipper
+        while True:
+            r = requested.get()
+            e = 0
+            while True:
+                if self._cancelled:
+                    self._cleanup()
+                    return
+                err = self._error.get()
+                if err is not None:
+                    self._terminate(err)
+                    return
+                full = True
+                for inner in inners:
+                    done = inner.done  # read before the queue (race: last on_next vs on_complete)
+                    if not inner.queue:
+                        if done:
+                            self._terminate(None)  # no row can ever be completed again
+                            return
+                        full = False
+                if not full or e == r:
+                    break
+                row = tuple([inner.queue.popleft() for inner in inners])
+                if zipper is not None:
+                    try:
+                        v = zipper(*row)
+                    except Exception as ex:
+                        if self._error.compare_and_set(None, ex):
+                            continue  # delivered at the top of the loop
+                        plugins.on_error(ex, "zip: zipper error after termination")
+                        return
+                    if v is None:
+                        ex2 = none_result_error("zip", "the zipper")
+                        if self._error.compare_and_set(None, ex2):
+                            continue
+                        return
+                    self._downstream.on_next(v)
+                else:
+                    self._downstream.on_next(row)
+                e += 1
+                for inner in inners:
+                    inner.replenish_one()
+            if e and r < _MAX:
+                produced(requested, e)
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+
+@final
+class _ZipFlowable(Flowable[Any]):
+    __slots__ = ("_sources", "_zipper", "_prefetch")
+
+    def __init__(self, sources: tuple[Flowable[Any], ...], zipper: Callable[..., Any] | None, prefetch: int) -> None:
+        self._sources = sources
+        self._zipper = zipper
+        self._prefetch = prefetch
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        c = _ZipCoordinator(subscriber, self._zipper, len(self._sources), self._prefetch)
+        subscriber.on_subscribe(c)
+        c.subscribe_all(self._sources)
+
+
+def _zip_fusion(fusions: list[Fusion[Any]], zipper: Callable[..., Any] | None) -> Fusion[Any]:
+    factories = [f.factory for f in fusions]
+    sizers = [f.sizer for f in fusions]
+
+    if zipper is None:
+        def make() -> Iterator[Any]:
+            return builtins.zip(*[fac() for fac in factories], strict=False)
+    else:
+        zf = zipper
+
+        def make() -> Iterator[Any]:
+            return builtins.map(zf, *[fac() for fac in factories])
+
+    sizer: Sizer | None = None
+    if all(s is not None for s in sizers):
+        known: list[Sizer] = [s for s in sizers if s is not None]
+
+        def smallest() -> int | None:
+            vals = [s() for s in known]
+            if any(v is None for v in vals):
+                return None
+            return min(v for v in vals if v is not None)
+
+        sizer = smallest
+    producers: tuple[str, ...] = ()
+    for f in fusions:
+        producers += f.producers
+    if zipper is not None:
+        producers += ("zip",)
+    return Fusion(make, sizer, producers, ("zip",))
+
+
+def zip_(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
+    zipper: Callable[..., Any] | None = None
+    srcs = list(sources)
+    if srcs and not callable(getattr(srcs[-1], "subscribe", None)) and callable(srcs[-1]):
+        zipper = srcs.pop()
+    if len(srcs) == 1 and not hasattr(srcs[0], "subscribe") and hasattr(srcs[0], "__iter__"):
+        srcs = list(srcs[0])  # zip([a, b]) as RxJava's zip(Iterable, zipper)
+    flows = tuple(as_flowable("zip", s) for s in srcs)
+    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
+        raise TypeError(f"zip(): prefetch must be an int, got {type(prefetch).__name__}")
+    if prefetch <= 0:
+        raise ValueError(f"zip(): prefetch must be > 0, got {prefetch}")
+    if not flows:
+        from ..sources._basic import empty
+
+        return empty()
+    fusions = [f._fused() for f in flows]
+    if all(fz is not None for fz in fusions):
+        return FusedFlowable(_zip_fusion([fz for fz in fusions if fz is not None], zipper))
+    return _ZipFlowable(flows, zipper, prefetch)
