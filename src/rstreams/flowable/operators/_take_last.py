@@ -1,0 +1,174 @@
+"""take_last(n): emit the last ``n`` elements after the upstream completes (RxJava ``takeLast``).
+
+The upstream is consumed unbounded into a ``deque(maxlen=n)``; on completion the kept tail is
+emitted under downstream demand with the post-complete idiom (seed 004): the completed flag and the
+demand share one atomic counter, so "request vs on_complete" (race: downstream thread vs upstream
+thread) hands the tail to exactly one drain owner.
+
+:class:`PostCompleteSubscriber` is the shared base of the post-complete operators here
+(``take_last``, the overlapping ``buffer``). It also handles a bad request (rule 3.9): before
+completion it is forwarded to the trusted upstream, which signals the error through ``on_error``
+(serial with its other signals); after completion the error is parked and delivered by the drain
+owner (``is_cancelled`` is called only by the owner), so it never overlaps an ``on_next``.
+
+Fused: over a fused source the tail is taken with C loops (``deque.extend`` of chunks, a ``None``
+check per chunk) when the first request arrives; the tail is then emitted by the fused driver.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from itertools import islice
+from typing import Any, Final, TypeVar, final
+
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import COMPLETED_MASK, post_complete, post_complete_request
+from ..._internal.requests import MAX_DEMAND, validate_request
+from ..._spec import Subscriber, Subscription
+from .._base import BasicSubscriber
+from .._flowable import Flowable
+from .._fused import FusedFlowable, Fusion, Sizer
+from ._take_skip import _check_count
+
+__all__ = ["take_last", "PostCompleteSubscriber", "fused_chunks"]
+
+T = TypeVar("T")
+
+_CHUNK: Final = 4096
+
+
+class PostCompleteSubscriber(BasicSubscriber[T, Any]):
+    """Base of operators that emit a buffered tail (``self.queue``) after the upstream completed."""
+
+    __slots__ = ("queue", "requested", "cancelled", "_bad")
+
+    def __init__(self, downstream: Subscriber[Any], queue: deque[Any]) -> None:
+        super().__init__(downstream)
+        self.queue = queue
+        self.requested = AtomicInt(0)  # demand + COMPLETED_MASK (race: request vs on_complete)
+        self.cancelled = False
+        self._bad: AtomicRef[BaseException | None] = AtomicRef(None)  # rule 3.9 after completion
+
+    def is_cancelled(self) -> bool:
+        """Called by the post-complete drain owner only: delivers a parked rule 3.9 error."""
+        if self.cancelled:
+            err = self._bad.get_and_set(None)
+            if err is not None:
+                self.queue.clear()
+                self.downstream.on_error(err)
+            return True
+        return False
+
+    def forward_request(self, n: int) -> None:
+        """A valid request that arrived before completion (subclasses translate it)."""
+        self.upstream.request(n)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._bad_request(n, err)
+                return
+        if post_complete_request(n, self.downstream, self.queue, self.requested, self.is_cancelled):
+            self.forward_request(n)
+
+    def _bad_request(self, n: Any, err: BaseException) -> None:
+        requested = self.requested
+        if not requested.get() & COMPLETED_MASK:
+            self.upstream.request(n)  # rule 3.9: the upstream signals it through on_error
+            if not requested.get() & COMPLETED_MASK:
+                return
+            # the upstream completed meanwhile: it ignores requests now; signal it ourselves
+        self._bad.set(err)
+        self.cancelled = True
+        # take (or join) the drain ownership; the owner's is_cancelled() delivers the error
+        post_complete_request(1, self.downstream, self.queue, requested, self.is_cancelled)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.upstream.cancel()
+
+    def on_error(self, error: BaseException) -> None:
+        if not self.done:
+            self.queue.clear()
+        super().on_error(error)
+
+    def on_complete(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.before_complete()
+        post_complete(self.downstream, self.queue, self.requested, self.is_cancelled)
+
+    def before_complete(self) -> None:
+        """Hook: settle demand accounting before the tail is drained."""
+
+
+@final
+class _TakeLastSubscriber(PostCompleteSubscriber[T]):
+    __slots__ = ()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        super().on_subscribe(subscription)
+        if self.upstream is subscription and not self.cancelled:
+            subscription.request(MAX_DEMAND)  # consumes upstream unbounded
+
+    def on_next(self, item: T) -> None:
+        self.queue.append(item)  # deque(maxlen=n) drops the oldest
+
+    def forward_request(self, n: int) -> None:
+        pass  # the upstream is already unbounded; demand only paces the tail
+
+
+@final
+class _TakeLastFlowable(Flowable[T]):
+    __slots__ = ("_source", "_n")
+
+    def __init__(self, source: Flowable[T], n: int) -> None:
+        self._source = source
+        self._n = n
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._source.subscribe(_TakeLastSubscriber(subscriber, deque(maxlen=self._n)))
+
+
+def fused_chunks(it: Iterator[Any], fz: Fusion[Any]) -> Iterator[list[Any]]:
+    """Chunks of a fused iterator, each checked for ``None`` at C speed (blamed as the driver does)."""
+    while True:
+        chunk = list(islice(it, _CHUNK))
+        if not chunk:
+            return
+        if None in chunk:
+            raise fz.none_error()
+        yield chunk
+        if len(chunk) < _CHUNK:
+            return
+
+
+def _fused_tail(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[Any]:
+    tail: deque[Any] = deque(maxlen=n)
+    for chunk in fused_chunks(it, fz):
+        tail.extend(chunk)
+    yield from tail
+
+
+def take_last(source: Flowable[T], count: int) -> Flowable[T]:
+    n = _check_count("take_last", count)
+    if n == 0:
+        from ._default_if_empty import ignore_elements
+
+        return ignore_elements(source)
+    fz = source._fused()
+    if fz is not None:
+        up = fz.sizer
+        sizer: Sizer | None = None
+        if up is not None:
+
+            def sizer() -> int | None:
+                s = up()
+                return None if s is None else min(s, n)
+
+        f = fz
+        return FusedFlowable(fz.then(lambda it: _fused_tail(it, n, f), "take_last", sizer))
+    return _TakeLastFlowable(source, n)
