@@ -105,9 +105,9 @@ def tck_test(rule: str | None = None) -> Callable[[F], F]:
             if kind == "untested":
                 text = RULES.get(the_rule, "")
                 skip(
-                    f"untested: rule {the_rule} is not verified by the kit"
-                    + (f" ({text})" if text else "")
-                    + (f"; see {fn.__doc__.strip().splitlines()[0]}" if fn.__doc__ else "")
+                    f"untested: rule {the_rule} is not verified by this JVM-named test"
+                    + (f" ({fn.__doc__.strip().splitlines()[0]})" if fn.__doc__ else "")
+                    + (f"; rule {the_rule}: {text}" if text else "")
                 )
             env: TestEnvironment = self.create_environment()
             previous = getattr(self, "env", None)
@@ -115,11 +115,11 @@ def tck_test(rule: str | None = None) -> Callable[[F], F]:
             try:
                 if kind == "optional":
                     try:
-                        fn(self, *args, **kwargs)
+                        _run_reporting_violations(fn, self, env, args, kwargs)
                     except (Exception, FailOutcome) as exc:
                         xfail(f"does NOT implement OPTIONAL rule {the_rule}: {_message(exc)}")
                 else:
-                    fn(self, *args, **kwargs)
+                    _run_reporting_violations(fn, self, env, args, kwargs)
             finally:
                 env.close()
                 self.env = previous
@@ -131,6 +131,21 @@ def tck_test(rule: str | None = None) -> Callable[[F], F]:
         return run  # type: ignore[return-value]
 
     return decorate
+
+
+def _run_reporting_violations(
+    fn: Callable[..., None], self: Any, env: TestEnvironment, args: Any, kwargs: Any
+) -> None:
+    """Run ``fn``; if it fails while violations were recorded, report the first violation (the root
+    cause, often noticed on another thread) followed by the expectation that failed."""
+    try:
+        fn(self, *args, **kwargs)
+    except (AssertionError, FailOutcome) as exc:
+        found = env.violations
+        text = _message(exc)
+        if found and found[0] not in text:
+            fail(f"{found[0]} (then: {text})")
+        raise
 
 
 def _message(exc: BaseException) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,7 +52,8 @@ def run_test(verification: type[VerificationBase] | VerificationBase, name: str)
     outcome, message = PASSED, ""
     observations: list[str] = []
     try:
-        getattr(instance, name)()
+        with contextlib.redirect_stdout(io.StringIO()):  # observations are shown in the table instead
+            getattr(instance, name)()
     except SkipOutcome as exc:
         outcome = UNTESTED if kind == "untested" else SKIPPED
         message = _msg(exc)
