@@ -8,13 +8,14 @@ import threading
 from typing import Any
 
 import pytest
-from .harness import Boom, check_raising, check_scenarios
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rstreams import Flowable
 from rstreams.errors import NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
+
+from .harness import Boom, check_raising, check_scenarios
 
 MAX = 2**63 - 1
 
@@ -91,7 +92,7 @@ def test_flat_map_iterable_mapper_returns_none_or_non_iterable(result: Any) -> N
 
 
 def test_flat_map_iterable_none_inside_inner() -> None:
-    for name, src in both([1, 2]):
+    for _, src in both([1, 2]):
         ts = src.flat_map_iterable(lambda x: [x, None]).test()
         ts.assert_values(1).assert_error(NoneElementError, match="flat_map_iterable").assert_no_violations()
 
