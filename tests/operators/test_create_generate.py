@@ -224,12 +224,12 @@ def test_create_concurrent_producers_and_terminal() -> None:
 
         def push(e: Any) -> None:
             def run() -> None:
-                start.wait(5)
-                for i in range(rnd.randint(100, 500)):
+                start.wait(5)  # noqa: B023
+                for i in range(rnd.randint(100, 500)):  # noqa: B023
                     e.on_next(i)
 
             def end() -> None:
-                start.wait(5)
+                start.wait(5)  # noqa: B023
                 e.on_complete()
 
             for t in (run, run, end):
@@ -240,10 +240,14 @@ def test_create_concurrent_producers_and_terminal() -> None:
 
 
 def test_create_on_next_none_is_type_error() -> None:
-    Flowable.create(pusher([1, None, 2]), B.BUFFER).test().assert_values(1).assert_error(TypeError).assert_no_violations()
+    Flowable.create(pusher([1, None, 2]), B.BUFFER).test().assert_values(1).assert_error(
+        TypeError
+    ).assert_no_violations()
 
 
-def test_create_emitting_after_cancel_is_ignored_and_cancellable_runs(undeliverable: list[BaseException]) -> None:
+def test_create_emitting_after_cancel_is_ignored_and_cancellable_runs(
+    undeliverable: list[BaseException],
+) -> None:
     box: dict[str, Any] = {}
     calls: list[str] = []
 
@@ -370,7 +374,9 @@ def test_rule_3_3_create_reentrant_request_is_bounded() -> None:
     st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=20),
     st.sampled_from([B.BUFFER, B.DROP, B.LATEST]),
 )
-def test_create_property_matches_model(data: list[int], requests: list[int], strategy: BackpressureStrategy) -> None:
+def test_create_property_matches_model(
+    data: list[int], requests: list[int], strategy: BackpressureStrategy
+) -> None:
     """A synchronous push before any request, then the given requests: compare with a model."""
     first, rest = requests[0], requests[1:]
     ts = Flowable.create(pusher(data), strategy).test(first)
@@ -496,7 +502,9 @@ def test_generate_error_from_emitter() -> None:
         e.on_error(ValueError("v"))
         return s
 
-    Flowable.generate(lambda: 0, step).test().assert_error(ValueError).assert_no_values().assert_no_violations()
+    Flowable.generate(lambda: 0, step).test().assert_error(
+        ValueError
+    ).assert_no_values().assert_no_violations()
 
 
 def test_generate_on_next_none_is_type_error() -> None:
@@ -566,7 +574,8 @@ def test_generate_concurrent_requests_emit_each_once() -> None:
         Flowable.generate(lambda: 0, counter(4000)).subscribe(ts)
         amounts = [rnd.randint(1, 50) for _ in range(200)]
         threads = [
-            threading.Thread(target=lambda a=amounts[i::4]: [ts.request(n) for n in a], daemon=True) for i in range(4)
+            threading.Thread(target=lambda a=amounts[i::4], t=ts: [t.request(n) for n in a], daemon=True)
+            for i in range(4)
         ]
         for t in threads:
             t.start()

@@ -53,7 +53,9 @@ def make(log: list[str], eager: bool, source: Any = None) -> Flowable[int]:
     )
 
 
-@pytest.mark.parametrize("eager,order", [(True, ["acquire", "dispose", "complete"]), (False, ["acquire", "complete", "dispose"])])
+@pytest.mark.parametrize(
+    "eager,order", [(True, ["acquire", "dispose", "complete"]), (False, ["acquire", "complete", "dispose"])]
+)
 def test_using_completion_disposes_once_in_order(eager: bool, order: list[str]) -> None:
     log: list[str] = []
     ts = Recorder(log)
@@ -62,7 +64,9 @@ def test_using_completion_disposes_once_in_order(eager: bool, order: list[str]) 
     assert log == order
 
 
-@pytest.mark.parametrize("eager,order", [(True, ["acquire", "dispose", "error"]), (False, ["acquire", "error", "dispose"])])
+@pytest.mark.parametrize(
+    "eager,order", [(True, ["acquire", "dispose", "error"]), (False, ["acquire", "error", "dispose"])]
+)
 def test_using_error_disposes_once_in_order(eager: bool, order: list[str]) -> None:
     log: list[str] = []
     ts = Recorder(log)
@@ -110,7 +114,9 @@ def test_using_resource_fn_raising_signals_error_without_dispose() -> None:
     def bad() -> int:
         raise OSError("cannot open")
 
-    Flowable.using(bad, lambda r: Flowable.just(1), disposed.append).test().assert_error(OSError).assert_no_violations()
+    Flowable.using(bad, lambda r: Flowable.just(1), disposed.append).test().assert_error(
+        OSError
+    ).assert_no_violations()
     assert disposed == []
 
 
@@ -138,7 +144,9 @@ def test_using_source_fn_and_dispose_raising_are_combined() -> None:
 
 def test_using_source_fn_returning_none() -> None:
     disposed: list[int] = []
-    Flowable.using(lambda: 7, lambda r: None, disposed.append).test().assert_error(TypeError).assert_no_violations()  # type: ignore[arg-type,return-value]
+    Flowable.using(lambda: 7, lambda r: None, disposed.append).test().assert_error(
+        TypeError
+    ).assert_no_violations()  # type: ignore[arg-type,return-value]
     assert disposed == [7]
 
 
@@ -146,9 +154,9 @@ def test_using_eager_dispose_error_replaces_completion() -> None:
     def dispose(r: int) -> None:
         raise KeyError("dispose")
 
-    Flowable.using(lambda: 1, lambda r: Flowable.just(1, 2), dispose, True).test().assert_values(1, 2).assert_error(
-        KeyError
-    ).assert_no_violations()
+    Flowable.using(lambda: 1, lambda r: Flowable.just(1, 2), dispose, True).test().assert_values(
+        1, 2
+    ).assert_error(KeyError).assert_no_violations()
 
 
 def test_using_eager_dispose_error_combined_with_upstream_error() -> None:
@@ -161,7 +169,9 @@ def test_using_eager_dispose_error_combined_with_upstream_error() -> None:
 
 
 @pytest.mark.parametrize("upstream_fails", [False, True])
-def test_using_non_eager_dispose_error_goes_to_hook(upstream_fails: bool, undeliverable: list[BaseException]) -> None:
+def test_using_non_eager_dispose_error_goes_to_hook(
+    upstream_fails: bool, undeliverable: list[BaseException]
+) -> None:
     def dispose(r: int) -> None:
         raise KeyError("dispose")
 
@@ -213,7 +223,7 @@ def test_using_concurrent_cancel_and_complete_disposes_once() -> None:
 
         def src(r: int) -> Flowable[int]:
             def push(e: Any) -> None:
-                holder["e"] = e
+                holder["e"] = e  # noqa: B023
 
             return Flowable.create(push)
 
@@ -221,8 +231,8 @@ def test_using_concurrent_cancel_and_complete_disposes_once() -> None:
         e = holder["e"]
 
         def complete() -> None:
-            go.wait(5)
-            e.on_complete()
+            go.wait(5)  # noqa: B023
+            e.on_complete()  # noqa: B023
 
         t = threading.Thread(target=complete, daemon=True)
         t.start()
@@ -241,7 +251,9 @@ def test_using_bad_arguments() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.integers(), max_size=30), st.integers(min_value=0, max_value=35), st.booleans(), st.booleans())
+@given(
+    st.lists(st.integers(), max_size=30), st.integers(min_value=0, max_value=35), st.booleans(), st.booleans()
+)
 def test_using_property_disposes_exactly_once(data: list[int], k: int, eager: bool, hide: bool) -> None:
     """For any data and any number requested before a cancel: the values are a prefix, one dispose."""
     disposed: list[int] = []
@@ -361,8 +373,8 @@ def test_from_future_race_value_vs_request() -> None:
             fut: concurrent.futures.Future[int] = concurrent.futures.Future()
             ts = Flowable.from_future(fut).test(0)
             go = threading.Barrier(2)
-            a = ex.submit(lambda: (go.wait(5), fut.set_result(9)))
-            b = ex.submit(lambda: (go.wait(5), ts.request(1)))
+            a = ex.submit(lambda: (go.wait(5), fut.set_result(9)))  # noqa: B023
+            b = ex.submit(lambda: (go.wait(5), ts.request(1)))  # noqa: B023
             a.result(5)
             b.result(5)
             ts.await_done(5).assert_result(9).assert_no_violations()

@@ -380,7 +380,9 @@ def on_backpressure_buffer(
     if capacity is not None:
         _check_positive("on_backpressure_buffer", "capacity", capacity)
     if not isinstance(on_overflow, BackpressureOverflow):
-        raise TypeError(f"on_backpressure_buffer(): on_overflow must be a BackpressureOverflow, got {on_overflow!r}")
+        raise TypeError(
+            f"on_backpressure_buffer(): on_overflow must be a BackpressureOverflow, got {on_overflow!r}"
+        )
     if on_dropped is not None and not callable(on_dropped):
         raise TypeError("on_backpressure_buffer(): on_dropped must be callable or None")
     return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, _MAX, 0)

@@ -356,7 +356,9 @@ class _EventSubscriber(Generic[T]):
 def _result(name: str, value: Any, default: Any) -> Any:
     if value is _END:
         if default is NOTSET:
-            raise NoSuchElementError(f"{name}(): the stream completed without elements and no default was given")
+            raise NoSuchElementError(
+                f"{name}(): the stream completed without elements and no default was given"
+            )
         return default
     return value
 
@@ -486,7 +488,9 @@ class _FutureSubscriber(Generic[T]):
         self._value = None
         try:
             if v is _END:
-                self._future.set_exception(NoSuchElementError("to_future(): the stream completed without elements"))
+                self._future.set_exception(
+                    NoSuchElementError("to_future(): the stream completed without elements")
+                )
             else:
                 self._future.set_result(v)
         except concurrent.futures.InvalidStateError:

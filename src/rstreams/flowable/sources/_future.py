@@ -70,7 +70,9 @@ class _FutureObserver(Generic[T]):
         if not self._once.try_set():
             return
         self._timer = None
-        self._scalar.error(TimeoutError(f"from_future(): the future did not complete within {self._timeout} s"))
+        self._scalar.error(
+            TimeoutError(f"from_future(): the future did not complete within {self._timeout} s")
+        )
 
     def _on_done(self, future: concurrent.futures.Future[T]) -> None:
         if not self._once.try_set():

@@ -46,9 +46,20 @@ class _UsingSubscriber(Generic[T, S]):
     """Passes signals through and disposes the resource once (also the downstream's Subscription)."""
 
     _rs_no_wrap = True
-    __slots__ = ("_downstream", "_upstream", "_resource", "_dispose_fn", "_eager", "_once", "_done", "__weakref__")
+    __slots__ = (
+        "_downstream",
+        "_upstream",
+        "_resource",
+        "_dispose_fn",
+        "_eager",
+        "_once",
+        "_done",
+        "__weakref__",
+    )
 
-    def __init__(self, downstream: Subscriber[T], resource: S, dispose_fn: Callable[[S], Any], eager: bool) -> None:
+    def __init__(
+        self, downstream: Subscriber[T], resource: S, dispose_fn: Callable[[S], Any], eager: bool
+    ) -> None:
         self._downstream: Subscriber[T] | None = downstream
         self._upstream: Subscription = CANCELLED
         self._resource: S | None = resource
