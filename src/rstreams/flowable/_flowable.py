@@ -21,6 +21,7 @@ from ..errors import NoneElementError
 from ._enums import NOTSET, BackpressureOverflow, BackpressureStrategy
 
 if TYPE_CHECKING:
+    from ..schedulers import Scheduler
     from ..testing import TestSubscriber
     from ._fused import Fusion
 
@@ -753,6 +754,31 @@ class Flowable(Generic[T]):
 
         return concat_map(self, mapper, prefetch)
 
+    def flat_map(
+        self,
+        mapper: Callable[[T], Publisher[R]],
+        max_concurrency: int | None = 128,
+        prefetch: int = 128,
+        delay_error: bool = False,
+    ) -> Flowable[R]:
+        """Map each element to a Publisher and merge their elements as they arrive.
+
+        Example::
+
+            Flowable.range(0, 3).flat_map(lambda x: Flowable.just(x, x * 10)).to_list().blocking_first()
+
+        Backpressure: the outer source is asked for ``max_concurrency`` elements ahead (``None``:
+        unbounded) and one more per finished inner; each inner is prefetched with ``prefetch``
+        (replenished at 75%); downstream demand is honoured exactly. ``Flowable.just(x)`` results
+        are emitted directly and ``empty()`` ones skipped (no inner subscription).
+        Scheduler: elements are emitted on whichever thread an inner signals from (serially).
+        Errors: the first error cancels everything, unless ``delay_error``: then all errors are
+        signalled at the end (several as an ExceptionGroup).
+        """
+        from .operators._flat_map import flat_map
+
+        return flat_map(self, mapper, max_concurrency, prefetch, delay_error)
+
     # ------------------------------------------------------------------------------------------
     # Aggregate (single-valued results: consume upstream unbounded, emit when requested)
 
@@ -1027,6 +1053,39 @@ class Flowable(Generic[T]):
         from .operators._backpressure import rebatch_requests
 
         return rebatch_requests(self, n)
+
+    # ------------------------------------------------------------------------------------------
+    # Asynchronous boundaries
+
+    def subscribe_on(self, scheduler: Scheduler, request_on: bool = True) -> Flowable[T]:
+        """Subscribe to this Flowable on a worker of ``scheduler``.
+
+        Example::
+
+            Flowable.range(0, 5).subscribe_on(schedulers.io()).blocking_subscribe(print)
+
+        Backpressure: passes requests through (deferred until the upstream exists).
+        Scheduler: subscription, and (``request_on=True``) requests from other threads, run on the
+        worker; a synchronous source therefore emits on that worker.
+        """
+        from .operators._subscribe_on import subscribe_on
+
+        return subscribe_on(self, scheduler, request_on)
+
+    def observe_on(self, scheduler: Scheduler, prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
+        """Deliver signals on a worker of ``scheduler`` through a bounded queue.
+
+        Example::
+
+            Flowable.range(0, 5).observe_on(schedulers.single()).blocking_subscribe(print)
+
+        Backpressure: requests ``prefetch`` upfront, replenishes at 75%; downstream demand is
+        honoured. An error cuts ahead of queued elements unless ``delay_error``.
+        Scheduler: ``on_next``/``on_error``/``on_complete`` run on the worker, in batches.
+        """
+        from .operators._observe_on import observe_on
+
+        return observe_on(self, scheduler, prefetch, delay_error)
 
     # ------------------------------------------------------------------------------------------
     # Blocking bridges

@@ -1,0 +1,389 @@
+"""flat_map: map each element to a Publisher and merge the inner streams (RxJava FlowableFlatMap).
+
+One wip drain serves every inner queue, the queue of scalar results and the downstream demand:
+
+* The outer source is backpressured: at most ``max_concurrency`` elements are requested ahead,
+  and one more each time an inner (or a scalar result) is finished.
+* Each inner is prefetched with ``prefetch`` and replenished at 75% of it, once per batch.
+* Scalar shortcut: a mapper result that is ``Flowable.just(x)`` is emitted directly when the
+  drain is free and there is demand (no inner subscription); ``Flowable.empty()`` only asks the
+  outer for one more element.
+* An inner may signal from any thread. Whoever moves ``_wip`` from 0 emits (race: several inners
+  and the downstream's request all wanting to emit; rule 1.3 keeps on_next serial); the others
+  queue their element and bump ``_wip`` so the emitter loops again (no lost wake-up).
+* Errors: without ``delay_error`` the first error cancels everything and is signalled; with it,
+  errors are collected and signalled at the end (several become an ExceptionGroup).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.drain import ErrorCollector
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Publisher, Subscriber, Subscription
+from .._base import none_result_error
+from .._flowable import Flowable
+from ..sources._basic import NOTHING, scalar_value
+
+__all__ = ["flat_map", "FlatMapSubscriber"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _Inner:
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "queue", "done", "upstream", "_consumed", "_limit", "_prefetch", "__weakref__")
+
+    def __init__(self, parent: FlatMapSubscriber, prefetch: int) -> None:
+        self._parent: FlatMapSubscriber | None = parent
+        self.queue: deque[Any] = deque()
+        self.done = False
+        self.upstream: Subscription = CANCELLED
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._consumed = 0
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self.upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self.upstream = subscription
+        p = self._parent
+        if p is None or p._cancelled:
+            subscription.cancel()
+            return
+        subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        p = self._parent
+        if p is not None:
+            p._inner_next(self, item)
+
+    def on_error(self, error: BaseException) -> None:
+        p = self._parent
+        if p is not None:
+            p._inner_error(self, error)
+        else:
+            plugins.on_error(error, "flat_map: inner error after cancellation")
+
+    def on_complete(self) -> None:
+        self.done = True
+        p = self._parent
+        if p is not None:
+            p._drain()
+
+    def consumed(self, n: int) -> None:
+        c = self._consumed + n
+        if c >= self._limit:
+            self._consumed = 0
+            self.upstream.request(c)  # replenish in batches
+        else:
+            self._consumed = c
+
+    def cancel(self) -> None:
+        self._parent = None
+        self.upstream.cancel()
+
+
+class FlatMapSubscriber:
+    """The outer subscriber and the downstream's Subscription."""
+
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_delay_error", "_upstream",
+        "_requested", "_wip", "_inners", "_lock", "_scalars", "_errors", "_done", "_cancelled",
+        "_outer_replenish", "_unbounded_outer", "__weakref__",
+    )
+
+    def __init__(
+        self,
+        downstream: Subscriber[Any],
+        mapper: Callable[[Any], Publisher[Any]],
+        max_concurrency: int | None,
+        prefetch: int,
+        delay_error: bool,
+    ) -> None:
+        self._downstream: Subscriber[Any] | None = downstream
+        self._mapper = mapper
+        self._max_concurrency = max_concurrency
+        self._unbounded_outer = max_concurrency is None
+        self._prefetch = prefetch
+        self._delay_error = delay_error
+        self._upstream: Subscription = CANCELLED
+        self._requested = AtomicInt(0)
+        self._wip = AtomicInt(0)  # race: inners/requests from many threads, one emitter (rule 1.3)
+        self._inners: tuple[_Inner, ...] = ()
+        self._lock = threading.Lock()  # guards replacing the _inners tuple (copy-on-write)
+        self._scalars: deque[Any] = deque()
+        self._errors = ErrorCollector()
+        self._done = False
+        self._cancelled = False
+        self._outer_replenish = 0  # touched only by the emitter (inside the wip loop)
+
+    # -- outer --------------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self._upstream = subscription
+        d = self._downstream
+        if d is not None:
+            d.on_subscribe(self)
+        if not self._cancelled:
+            mc = self._max_concurrency
+            subscription.request(_MAX if mc is None else mc)
+
+    def on_next(self, item: Any) -> None:
+        if self._done or self._cancelled:
+            return
+        try:
+            p = self._mapper(item)
+        except Exception as e:
+            self._upstream.cancel()
+            self.on_error(e)
+            return
+        if p is None:
+            self._upstream.cancel()
+            self.on_error(none_result_error("flat_map", "the mapper"))
+            return
+        is_scalar, value = scalar_value(p)
+        if is_scalar:
+            if value is NOTHING:
+                self._request_outer(1)
+            else:
+                self._scalar_next(value)
+            return
+        inner = _Inner(self, self._prefetch)
+        with self._lock:
+            self._inners = self._inners + (inner,)
+        p.subscribe(inner)
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "flat_map: on_error after termination")
+            return
+        if not self._errors.add(error):
+            plugins.on_error(error)
+            return
+        self._done = True
+        if not self._delay_error:
+            for inner in self._inners:
+                inner.cancel()
+        self._drain()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._drain()
+
+    def _request_outer(self, n: int) -> None:
+        if not self._unbounded_outer and not self._done:
+            self._upstream.request(n)
+
+    # -- downstream ---------------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._cancel_all()
+                self._errors.add(err)
+                self._done = True
+                self._delay_error = False
+                self._drain()
+                return
+        add_request(self._requested, n)
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._cancel_all()
+        if self._wip.get_and_increment() == 0:
+            self._clear()
+        self._downstream = None  # rule 3.13
+
+    def _cancel_all(self) -> None:
+        self._upstream.cancel()
+        with self._lock:
+            inners, self._inners = self._inners, ()
+        for inner in inners:
+            inner.cancel()
+
+    def _clear(self) -> None:
+        self._scalars.clear()
+        for inner in self._inners:
+            inner.queue.clear()
+
+    # -- emission -----------------------------------------------------------------------------
+    def _scalar_next(self, value: Any) -> None:
+        wip = self._wip
+        if wip.get() == 0 and wip.compare_and_set(0, 1):
+            d = self._downstream
+            r = self._requested.get()
+            if d is not None and r != 0 and not self._scalars:
+                d.on_next(value)
+                if r < _MAX:
+                    produced(self._requested, 1)
+                self._request_outer(1)
+            else:
+                self._scalars.append(value)
+            if wip.decrement_and_get() == 0:
+                return
+        else:
+            self._scalars.append(value)
+            if wip.get_and_increment() != 0:
+                return
+        self._drain_loop()
+
+    def _inner_next(self, inner: _Inner, value: Any) -> None:
+        wip = self._wip
+        if wip.get() == 0 and wip.compare_and_set(0, 1):
+            d = self._downstream
+            r = self._requested.get()
+            if d is not None and r != 0 and not inner.queue:
+                d.on_next(value)
+                if r < _MAX:
+                    produced(self._requested, 1)
+                inner.consumed(1)
+            else:
+                inner.queue.append(value)
+            if wip.decrement_and_get() == 0:
+                return
+        else:
+            inner.queue.append(value)
+            if wip.get_and_increment() != 0:
+                return
+        self._drain_loop()
+
+    def _inner_error(self, inner: _Inner, error: BaseException) -> None:
+        if not self._errors.add(error):
+            plugins.on_error(error)
+            return
+        inner.done = True
+        if not self._delay_error:
+            self._done = True
+            self._cancel_all()
+        self._drain()
+
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() == 0:
+            self._drain_loop()
+
+    def _remove(self, inner: _Inner) -> None:
+        with self._lock:
+            self._inners = tuple(i for i in self._inners if i is not inner)
+
+    def _drain_loop(self) -> None:
+        missed = 1
+        wip = self._wip
+        requested = self._requested
+        scalars = self._scalars
+        while True:
+            if self._cancelled:
+                self._clear()
+                return
+            d = self._downstream
+            if d is None:
+                self._clear()
+                return
+            if self._done and self._errors.has_error() and not self._delay_error:
+                self._terminate(d)
+                return
+            r = requested.get()
+            e = 0
+            replenish = 0
+            on_next = d.on_next
+            while e != r and scalars:
+                on_next(scalars.popleft())
+                e += 1
+                replenish += 1
+                if self._cancelled:
+                    self._clear()
+                    return
+            for inner in self._inners:
+                q = inner.queue
+                taken = 0
+                while e != r and q:
+                    on_next(q.popleft())
+                    e += 1
+                    taken += 1
+                    if self._cancelled:
+                        self._clear()
+                        return
+                if taken:
+                    inner.consumed(taken)
+                if inner.done and not q:
+                    self._remove(inner)
+                    replenish += 1
+            if e and r < _MAX:
+                produced(requested, e)
+            if replenish:
+                self._request_outer(replenish)
+            if self._done and not self._inners and not scalars:
+                self._terminate(d)
+                return
+            if self._done and self._errors.has_error() and not self._delay_error:
+                self._terminate(d)
+                return
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _terminate(self, d: Subscriber[Any]) -> None:
+        self._cancelled = True
+        self._downstream = None
+        self._cancel_all()
+        self._clear()
+        self._errors.terminate_into(d)
+
+
+@final
+class _FlatMapFlowable(Flowable[R]):
+    __slots__ = ("_source", "_mapper", "_max_concurrency", "_prefetch", "_delay_error")
+
+    def __init__(
+        self,
+        source: Flowable[T],
+        mapper: Callable[[T], Publisher[R]],
+        max_concurrency: int | None,
+        prefetch: int,
+        delay_error: bool,
+    ) -> None:
+        self._source = source
+        self._mapper = mapper
+        self._max_concurrency = max_concurrency
+        self._prefetch = prefetch
+        self._delay_error = delay_error
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        self._source.subscribe(
+            FlatMapSubscriber(subscriber, self._mapper, self._max_concurrency, self._prefetch, self._delay_error)
+        )
+
+
+def flat_map(
+    source: Flowable[T],
+    mapper: Callable[[T], Publisher[R]],
+    max_concurrency: int | None = 128,
+    prefetch: int = 128,
+    delay_error: bool = False,
+) -> Flowable[R]:
+    if not callable(mapper):
+        raise TypeError("flat_map(): mapper must be callable (element -> Publisher)")
+    if max_concurrency is not None and (not isinstance(max_concurrency, int) or max_concurrency <= 0):
+        raise ValueError(f"flat_map(): max_concurrency must be a positive int or None, got {max_concurrency!r}")
+    if not isinstance(prefetch, int) or prefetch <= 0:
+        raise ValueError(f"flat_map(): prefetch must be a positive int, got {prefetch!r}")
+    return _FlatMapFlowable(source, mapper, max_concurrency, prefetch, delay_error)

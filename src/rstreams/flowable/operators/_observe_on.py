@@ -1,0 +1,219 @@
+"""observe_on: move the signals to a Scheduler's worker, through a bounded prefetch queue.
+
+The classic queue-drain (seed 004): the upstream side appends to a deque and schedules the drain
+on the worker only when no drain is active; the drain delivers everything available up to
+demand and replenishes the upstream in batches (``limit = prefetch - prefetch // 4``).
+
+Race: producer append vs drain exit (a lost wake-up would strand an element). The producer's fast
+path reads the ``_active`` flag without a lock after appending; the drain clears the flag under
+``_lock`` and then re-checks the queue before it leaves. Producer "append then read flag" and
+drain "clear flag then read queue" are ordered by the deque's own lock (the GIL, or the deque's
+critical section on free-threaded builds), so at least one side sees the other: either the drain
+sees the element or the producer sees the cleared flag and schedules a new drain under ``_lock``.
+Terminal signals and requests always take the locked path.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Subscriber, Subscription
+from ...schedulers import Scheduler, Worker
+from .._flowable import Flowable
+
+__all__ = ["observe_on"]
+
+T = TypeVar("T")
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _ObserveOnSubscriber:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_worker", "_prefetch", "_limit", "_queue", "_upstream", "_requested",
+        "_active", "_lock", "_done", "_error", "_cancelled", "_delay_error", "_consumed", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[T], worker: Worker, prefetch: int, delay_error: bool) -> None:
+        self._downstream: Subscriber[T] | None = downstream
+        self._worker = worker
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._queue: deque[T] = deque()
+        self._upstream: Subscription = CANCELLED
+        self._requested = AtomicInt(0)
+        self._active = False
+        self._lock = threading.Lock()  # race: drain exit vs producer/request scheduling
+        self._done = False
+        self._error: BaseException | None = None
+        self._cancelled = False
+        self._delay_error = delay_error
+        self._consumed = 0
+
+    # -- upstream side -----------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        d = self._downstream
+        if d is not None:
+            d.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(self._prefetch)
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        self._queue.append(item)
+        if not self._active:  # fast path; see the module docstring for why this is safe
+            self._schedule()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "observe_on: on_error after termination")
+            return
+        self._error = error
+        self._done = True
+        self._schedule()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._schedule()
+
+    # -- downstream side ---------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9: cancel upstream and deliver the error in order on the worker
+                self._upstream.cancel()
+                if not self._done:
+                    self._error = err
+                    self._done = True
+                    self._delay_error = False
+                self._schedule()
+                return
+        add_request(self._requested, n)
+        self._schedule()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._upstream.cancel()
+        self._worker.dispose()
+        with self._lock:
+            if not self._active:
+                self._queue.clear()
+        self._downstream = None  # rule 3.13
+
+    def _schedule(self) -> None:
+        with self._lock:
+            if self._active:
+                return
+            self._active = True
+        self._worker.schedule(self._drain)
+
+    # -- the drain (on the worker) -----------------------------------------------------------
+    def _drain(self) -> None:
+        q = self._queue
+        requested = self._requested
+        limit = self._limit
+        consumed = self._consumed
+        while True:
+            while True:
+                if self._cancelled:
+                    q.clear()
+                    return  # _active stays set: a cancelled subscriber never drains again
+                d = self._downstream
+                done = self._done  # read before the queue: everything before a terminal is queued
+                if d is None:
+                    q.clear()
+                    return
+                if done and self._error is not None and not self._delay_error:
+                    q.clear()
+                    self._terminate(d)
+                    return
+                r = requested.get()
+                n = len(q)
+                if r < _MAX and n > r:
+                    n = r
+                if n == 0:
+                    if done and not q:
+                        self._terminate(d)
+                        return
+                    break
+                on_next = d.on_next
+                pop = q.popleft
+                for _ in range(n):
+                    if self._cancelled:
+                        q.clear()
+                        return
+                    on_next(pop())
+                if r < _MAX:
+                    produced(requested, n)  # demand published once per batch
+                consumed += n
+                if consumed >= limit:
+                    self._upstream.request(consumed)  # replenish in batches
+                    consumed = 0
+            self._consumed = consumed
+            with self._lock:
+                self._active = False
+            if not self._has_work():
+                return
+            with self._lock:
+                if self._active:
+                    return  # another thread scheduled a drain after we cleared the flag
+                self._active = True
+
+    def _has_work(self) -> bool:
+        q = self._queue
+        if self._done and (not q or (self._error is not None and not self._delay_error)):
+            return True
+        return bool(q) and self._requested.get() > 0
+
+    def _terminate(self, d: Subscriber[T]) -> None:
+        self._cancelled = True
+        self._downstream = None
+        e = self._error
+        try:
+            if e is not None:
+                d.on_error(e)
+            else:
+                d.on_complete()
+        finally:
+            self._worker.dispose()
+
+
+@final
+class _ObserveOnFlowable(Flowable[T]):
+    __slots__ = ("_source", "_scheduler", "_prefetch", "_delay_error")
+
+    def __init__(self, source: Flowable[T], scheduler: Scheduler, prefetch: int, delay_error: bool) -> None:
+        self._source = source
+        self._scheduler = scheduler
+        self._prefetch = prefetch
+        self._delay_error = delay_error
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        worker = self._scheduler.create_worker()
+        self._source.subscribe(_ObserveOnSubscriber(subscriber, worker, self._prefetch, self._delay_error))
+
+
+def observe_on(source: Flowable[T], scheduler: Scheduler, prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
+    if not isinstance(scheduler, Scheduler):
+        raise TypeError(f"observe_on(): expected a Scheduler, got {type(scheduler).__name__}")
+    if not isinstance(prefetch, int) or prefetch <= 0:
+        raise ValueError(f"observe_on(): prefetch must be a positive int, got {prefetch!r}")
+    return _ObserveOnFlowable(source, scheduler, prefetch, delay_error)
+

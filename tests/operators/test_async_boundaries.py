@@ -1,0 +1,208 @@
+"""observe_on, subscribe_on and flat_map."""
+
+from __future__ import annotations
+
+import threading
+import time
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from operators.harness import Boom, check_scenarios
+
+from rstreams import Flowable, MAX_DEMAND, schedulers
+from rstreams.testing import TestScheduler, TestSubscriber
+
+
+# ------------------------------------------------------------------------------------ observe_on
+def test_observe_on_delivers_on_the_worker_thread() -> None:
+    ts = Flowable.range(0, 100).observe_on(schedulers.new_thread()).test()
+    ts.await_done(5).assert_result(*range(100)).assert_no_violations()
+    assert all(name.startswith("rstreams-new-thread") for name in ts.value_threads)
+
+
+def test_observe_on_scenarios() -> None:
+    check_scenarios(lambda f: f.observe_on(schedulers.single()), range(50), lambda d: d)
+
+
+def test_observe_on_prefetch_bounds_upstream_demand() -> None:
+    requests: list[int] = []
+    ts = Flowable.range(0, 1000).hide().do_on_request(requests.append).observe_on(schedulers.single(), prefetch=16).test(0)
+    time.sleep(0.05)
+    assert requests == [16]
+    ts.request(100)
+    ts.await_count(100, 5)
+    assert all(r <= 16 for r in requests)
+    assert sum(requests) <= 100 + 16
+    ts.cancel()
+    ts.assert_no_violations()
+
+
+def test_observe_on_error_cuts_ahead_unless_delay_error() -> None:
+    src = Flowable.concat(Flowable.range(0, 5), Flowable.error(Boom()))
+    ts = src.observe_on(schedulers.single(), delay_error=True).test()
+    ts.await_done(5).assert_failure(Boom, 0, 1, 2, 3, 4).assert_no_violations()
+    ts2: TestSubscriber[int] = TestSubscriber(0)
+    src.observe_on(schedulers.single()).subscribe(ts2)
+    ts2.await_done(5)
+    ts2.assert_error(Boom).assert_no_values().assert_no_violations()
+
+
+def test_rule_3_9_observe_on_bad_request() -> None:
+    ts = Flowable.never().observe_on(schedulers.single()).test(0)
+    ts.request(0)
+    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
+
+
+def test_observe_on_cancel_stops_delivery_and_disposes_worker() -> None:
+    before = {t for t in threading.enumerate()}
+    ts = Flowable.range(0, 10**9).observe_on(schedulers.new_thread()).test(5)
+    ts.await_count(5, 5)
+    ts.cancel()
+    time.sleep(0.05)
+    n = len(ts.values)
+    time.sleep(0.05)
+    assert len(ts.values) == n == 5
+    ts.assert_no_violations()
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and {t for t in threading.enumerate()} - before:
+        time.sleep(0.02)
+    assert not ({t for t in threading.enumerate()} - before)
+
+
+def test_observe_on_with_test_scheduler_is_deterministic() -> None:
+    sched = TestScheduler()
+    ts = Flowable.just(1, 2, 3).observe_on(sched).test()
+    ts.assert_no_values()
+    sched.trigger_actions()
+    ts.assert_result(1, 2, 3).assert_no_violations()
+
+
+# ------------------------------------------------------------------------------------ subscribe_on
+def test_subscribe_on_subscribes_and_emits_on_the_worker() -> None:
+    threads: list[str] = []
+    ts = Flowable.defer(lambda: (threads.append(threading.current_thread().name), Flowable.range(0, 10))[1]).subscribe_on(
+        schedulers.io()
+    ).test()
+    ts.await_done(5).assert_result(*range(10)).assert_no_violations()
+    assert threads[0].startswith("rstreams-io")
+    assert all(n.startswith("rstreams-io") for n in ts.value_threads)
+
+
+def test_subscribe_on_requests_before_subscription_are_deferred() -> None:
+    ts = Flowable.range(0, 10).subscribe_on(schedulers.single()).test(0)
+    ts.request(3)
+    ts.request(2)
+    ts.await_count(5, 5)
+    time.sleep(0.02)
+    ts.assert_values(0, 1, 2, 3, 4).assert_no_violations()
+
+
+def test_subscribe_on_scenarios() -> None:
+    check_scenarios(lambda f: f.subscribe_on(schedulers.io()), range(30), lambda d: d)
+
+
+def test_rule_3_9_subscribe_on_bad_request() -> None:
+    ts = Flowable.never().subscribe_on(schedulers.single()).test(0)
+    ts.request(-1)
+    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
+
+
+def test_thread_hand_off_end_to_end() -> None:
+    ts = Flowable.range(0, 20000).subscribe_on(schedulers.single()).observe_on(schedulers.new_thread()).test()
+    ts.await_done(10)
+    assert ts.values == list(range(20000))
+    ts.assert_complete().assert_no_violations()
+
+
+# ------------------------------------------------------------------------------------ flat_map
+def test_flat_map_synchronous_inners() -> None:
+    Flowable.range(0, 3).flat_map(lambda x: Flowable.range(x * 10, 2)).test().assert_result(
+        0, 1, 10, 11, 20, 21
+    ).assert_no_violations()
+
+
+def test_flat_map_scenarios() -> None:
+    check_scenarios(lambda f: f.flat_map(lambda x: Flowable.just(x, x + 100)), range(20),
+                    lambda d: [y for x in d for y in (x, x + 100)])
+    check_scenarios(lambda f: f.flat_map(lambda x: Flowable.just(x) if x % 2 else Flowable.empty()), range(20),
+                    lambda d: [x for x in d if x % 2])
+
+
+def test_flat_map_outer_is_backpressured_by_max_concurrency() -> None:
+    requested: list[int] = []
+    ts = (
+        Flowable.range(0, 1000).hide().do_on_request(requested.append)
+        .flat_map(lambda x: Flowable.never(), max_concurrency=16)
+        .test()
+    )
+    assert requested == [16]
+    ts.cancel()
+    ts.assert_no_violations()
+
+
+def test_flat_map_honours_downstream_demand_exactly() -> None:
+    ts = Flowable.range(0, 10).flat_map(lambda x: Flowable.range(0, 10)).test(7)
+    ts.assert_value_count(7).assert_not_complete().assert_no_violations()
+    ts.request(93)
+    ts.assert_value_count(100).assert_complete().assert_no_violations()
+
+
+def test_flat_map_async_inners_merge_everything() -> None:
+    ts = Flowable.range(0, 200).flat_map(
+        lambda x: Flowable.range(x * 5, 5).subscribe_on(schedulers.io()), max_concurrency=8, prefetch=2
+    ).test()
+    ts.await_done(10)
+    assert sorted(ts.values) == list(range(1000))
+    ts.assert_complete().assert_no_violations()
+
+
+def test_flat_map_error_cancels_everything() -> None:
+    cancelled: list[int] = []
+    ts = Flowable.range(0, 5).hide().do_on_cancel(lambda: cancelled.append(1)).flat_map(
+        lambda x: Flowable.error(Boom()) if x == 2 else Flowable.just(x)
+    ).test()
+    ts.assert_failure(Boom, 0, 1).assert_no_violations()
+    assert cancelled == [1]
+
+
+def test_flat_map_delay_error_collects_all() -> None:
+    ts = Flowable.range(0, 4).flat_map(
+        lambda x: Flowable.error(Boom(x)) if x % 2 else Flowable.just(x), delay_error=True
+    ).test()
+    ts.assert_value_count(2)
+    assert len(ts.errors) == 1 and isinstance(ts.errors[0], ExceptionGroup)
+    ts.assert_no_violations()
+
+
+def test_rule_2_13_flat_map_mapper_returning_none() -> None:
+    Flowable.range(0, 3).flat_map(lambda x: None).test().assert_error(TypeError, match="flat_map").assert_no_violations()  # type: ignore[arg-type,return-value]
+
+
+def test_flat_map_raising_mapper() -> None:
+    def bad(x: int) -> Flowable[int]:
+        raise Boom()
+
+    Flowable.range(0, 3).flat_map(bad).test().assert_error(Boom).assert_no_violations()
+
+
+def test_rule_3_9_flat_map_bad_request() -> None:
+    ts = Flowable.range(0, 3).flat_map(lambda x: Flowable.just(x)).test(0)
+    ts.request(0)
+    ts.assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
+
+
+def test_flat_map_many_scalars_no_recursion() -> None:
+    ts = Flowable.range(0, 50000).flat_map(lambda x: Flowable.just(x)).test()
+    assert ts.values == list(range(50000))
+    ts.assert_complete().assert_no_violations()
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.lists(st.integers(0, 5), max_size=15), requests=st.lists(st.integers(1, 6), min_size=1, max_size=8),
+       mc=st.sampled_from([1, 2, 16, None]))
+def test_property_flat_map_matches_model(data: list[int], requests: list[int], mc: int | None) -> None:
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.from_iterable(data).flat_map(lambda n: Flowable.range(0, n), max_concurrency=mc).subscribe(ts)
+    for r in requests:
+        ts.request(r)
+    ts.request(MAX_DEMAND)
+    ts.assert_result(*[i for n in data for i in range(n)]).assert_no_violations()
