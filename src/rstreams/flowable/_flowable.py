@@ -19,6 +19,8 @@ from .._internal.subscribers import Disposable, LambdaSubscriber, StrictSubscrib
 from .._spec import MAX_DEMAND, Publisher, Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._enums import NOTSET, BackpressureOverflow, BackpressureStrategy
+from ._facade_aio import AsyncioMixin
+from ._facade_time import TimeOperatorsMixin
 
 if TYPE_CHECKING:
     from ..schedulers import Scheduler
@@ -35,7 +37,7 @@ V = TypeVar("V")
 S = TypeVar("S")
 
 
-class Flowable(Generic[T]):
+class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     """A backpressured stream of elements: a Reactive Streams ``Publisher`` with operators.
 
     Example::
