@@ -152,3 +152,36 @@ def test_readme_example_under_pytest(tmp_path: Path) -> None:
     assert "6 passed" in proc.stdout, proc.stdout
     assert "create_failed_publisher() returned None" in proc.stdout
     assert "untested: rule 3.4" in proc.stdout
+
+
+def test_receive_buffer_overflow_is_a_rule_1_1_violation() -> None:
+    from rstreams.tck._env import RECEIVE_BUFFER_SIZE, Receptacle
+
+    env = TestEnvironment(timeout_ms=50, no_signals_timeout_ms=10)
+    r = Receptacle(env)
+    for i in range(RECEIVE_BUFFER_SIZE):
+        r.add(("next", i))
+    assert env.violations == []
+    r.add(("next", RECEIVE_BUFFER_SIZE))
+    assert len(env.violations) == 1 and "Rule 1.1" in env.violations[0] and "receive buffer" in env.violations[0]
+
+
+def test_a_hanging_implementation_is_reported_not_hung() -> None:
+    import threading
+
+    from tck_helpers import verification
+
+    from rstreams.tck import run_test
+
+    release = threading.Event()
+
+    class Hangs:
+        def subscribe(self, s: object) -> None:
+            release.wait(30)
+
+    cls = verification("publisher", lambda n: Hangs())
+    try:
+        result = run_test(cls, "test_required_spec109_must_issue_on_subscribe_for_non_none_subscriber", hang_timeout=0.5)
+    finally:
+        release.set()
+    assert result.outcome == "ERROR" and "did not finish" in result.message

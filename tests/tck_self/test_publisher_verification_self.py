@@ -96,7 +96,7 @@ def test_every_required_publisher_test_has_a_broken_publisher() -> None:
 
 def test_the_unbroken_naive_publisher_passes_the_same_tests() -> None:
     """Control: the failures above come from the flags, not from the naive implementation."""
-    cls = _broken()
+    cls = verification("publisher", lambda n: BrokenRange(n), failed=lambda: FailedPublisher(), timeout_ms=1000)
     for name in sorted({c[0] for c in FAILURES}):
         require_pass(cls, name)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,8 +42,19 @@ class TestResult:
         return self.outcome in (FAILED, ERROR) and self.kind in ("required", "stochastic")
 
 
-def run_test(verification: type[VerificationBase] | VerificationBase, name: str) -> TestResult:
-    """Run one kit test on a fresh instance (like pytest does) and classify its outcome."""
+#: a kit test that has not finished after this many seconds is reported as hung (the call into the
+#: implementation never returned); its daemon thread is abandoned.
+HANG_TIMEOUT_S = 60.0
+
+
+def run_test(
+    verification: type[VerificationBase] | VerificationBase, name: str, *, hang_timeout: float = HANG_TIMEOUT_S
+) -> TestResult:
+    """Run one kit test on a fresh instance (like pytest does) and classify its outcome.
+
+    The test runs on a daemon thread: if a call into the implementation never returns, the result
+    is an ERROR after ``hang_timeout`` seconds instead of a hang.
+    """
     cls = verification if isinstance(verification, type) else type(verification)
     method = getattr(cls, name)
     rule = getattr(method, "__tck_rule__", "?")
@@ -51,9 +63,24 @@ def run_test(verification: type[VerificationBase] | VerificationBase, name: str)
     started = time.monotonic()
     outcome, message = PASSED, ""
     observations: list[str] = []
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):  # observations are shown in the table instead
+    outcome_box: list[BaseException | None] = []
+
+    def body() -> None:
+        try:
             getattr(instance, name)()
+            outcome_box.append(None)
+        except BaseException as exc:  # noqa: BLE001 - classified below, on the caller's thread
+            outcome_box.append(exc)
+
+    worker = threading.Thread(target=body, name=f"rstreams-tck-{name[:40]}", daemon=True)
+    with contextlib.redirect_stdout(io.StringIO()):  # observations are shown in the table instead
+        worker.start()
+        worker.join(hang_timeout)
+    try:
+        if not outcome_box:
+            raise TimeoutError(f"the test did not finish within {hang_timeout:.0f} s (a call never returned?)")
+        if outcome_box[0] is not None:
+            raise outcome_box[0]
     except SkipOutcome as exc:
         outcome = UNTESTED if kind == "untested" else SKIPPED
         message = _msg(exc)

@@ -56,7 +56,7 @@ class _SubscriberVerificationBase(VerificationBase, Generic[T]):
         subscription.call_delay = 0.002  # widen the window in which overlapping calls are seen
         sent = 0
         for i in range(20):
-            if not subscription.await_outstanding_demand(sent, self.env.timeout):
+            if not subscription.await_outstanding_demand(sent, 2 * self.env.no_signals_timeout):
                 break
             element = self.create_element(start_id + i)
             t = threading.Thread(target=publisher.send_next, args=(element,), name=f"rstreams-tck-sender-{i}", daemon=True)
