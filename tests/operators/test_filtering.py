@@ -349,3 +349,58 @@ def test_ignore_elements_passes_error() -> None:
 
 def test_rule_3_9_ignore_elements_bad_request() -> None:
     Flowable.never().ignore_elements().test(0).request(0).assert_error(ValueError, match="3.9").assert_no_violations()
+
+
+# ----------------------------------------------------------------------------------------------
+# fused and hidden give identical signals, also when a user function raises or returns None
+
+
+def _cb_factory(k: int, mode: str) -> Any:
+    def cb(x: int) -> Any:
+        if x == k:
+            if mode == "raise":
+                raise Boom(f"at {x}")
+            return None
+        return x
+
+    return cb
+
+
+CALLBACK_OPS: list[tuple[str, Any]] = [
+    ("flat_map_iterable", lambda f, cb: f.flat_map_iterable(lambda x: [x, cb(x)])),
+    ("flat_map_iterable(mapper)", lambda f, cb: f.flat_map_iterable(lambda x: None if cb(x) is None else [x])),
+    ("scan", lambda f, cb: f.scan(lambda a, b: cb(b))),
+    ("scan(seed)", lambda f, cb: f.scan(lambda a, b: cb(b), 0)),
+    ("take_while", lambda f, cb: f.take_while(lambda x: cb(x) is not None and x < 25)),
+    ("take_until", lambda f, cb: f.take_until(lambda x: cb(x) is None)),
+    ("skip_while", lambda f, cb: f.skip_while(lambda x: cb(x) is not None and x < 3)),
+    ("distinct", lambda f, cb: f.distinct(lambda x: (cb(x), x % 4)[1])),
+    ("duc", lambda f, cb: f.distinct_until_changed(lambda x: (cb(x), x // 2)[1])),
+    ("duc(comparer)", lambda f, cb: f.distinct_until_changed(comparer=lambda a, b: cb(b) is None)),
+    ("map+buffer", lambda f, cb: f.map(cb).buffer(3)),
+    ("map+take_last", lambda f, cb: f.map(cb).take_last(4)),
+    ("map+last", lambda f, cb: f.map(cb).last()),
+    ("map+element_at", lambda f, cb: f.map(cb).element_at(5)),
+]
+
+
+def _signals(ts: TestSubscriber[Any]) -> tuple[list[Any], list[type], int]:
+    return ts.values, [type(e) for e in ts.errors], ts.completions
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    data=st.lists(st.integers(0, 30), max_size=25),
+    k=st.integers(0, 30),
+    mode=st.sampled_from(["raise", "none"]),
+    which=st.sampled_from(CALLBACK_OPS),
+    pattern=patterns,
+)
+def test_property_fused_and_hidden_identical_signals(
+    data: list[int], k: int, mode: str, which: Any, pattern: list[int]
+) -> None:
+    _, op = which
+    fused = run_pattern(op(Flowable.from_iterable(data), _cb_factory(k, mode)), pattern)
+    hidden = run_pattern(op(Flowable.from_iterable(data).hide(), _cb_factory(k, mode)), pattern)
+    assert _signals(fused) == _signals(hidden)
+    assert fused.is_terminated
