@@ -1,0 +1,358 @@
+"""``ReplayProcessor``: every subscriber receives the retained items at its own pace, then live ones.
+
+The buffer is shared and append-only: a linked list of fixed-size chunks (Python lists of up to
+``_CHUNK`` items; plus a parallel list of timestamps when time-bounded). Each subscriber holds a
+cursor ``(chunk, offset, index)`` into it: no per-subscriber copies, and a chunk is freed by the
+garbage collector once the head has moved past it and no cursor holds it.
+
+Publication order (race: the writer appends while readers replay on other threads): the writer
+appends the item to the tail chunk (linking a new chunk first when the tail is full) and only then
+increments ``count``; a reader reads ``count`` once per pass and never reads past it. ``done`` is
+set after the last ``count`` increment, and the reader reads ``done`` *before* ``count``, so "done
+and nothing left" is never concluded early.
+
+Bounds (``max_size``, ``max_age``) are applied chunk-wise when the writer links a new chunk (and by
+:meth:`ReplayProcessor.cleanup_buffer`): the buffer may hold up to one chunk more than its bound,
+but a new subscriber always starts at the exact first item within the bounds.
+
+Each subscription replays with a wip queue-drain (race: request vs the writer's notification vs
+cancel); demand is ``requested`` (AtomicInt) against a local ``emitted``, published once per pass.
+"""
+
+from __future__ import annotations
+
+import time
+from bisect import bisect_left
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar, final
+
+from .._internal import plugins
+from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.requests import MAX_DEMAND, add_request, validate_request
+from .._spec import Subscriber, Subscription
+from ._base import SubscriberSet, check_error, check_item
+
+__all__ = ["ReplayProcessor", "ReplayBuffer"]
+
+T = TypeVar("T")
+
+_CHUNK: Final = 128
+
+
+@final
+class _Chunk:
+    __slots__ = ("items", "times", "base", "next")
+
+    def __init__(self, base: int, timed: bool) -> None:
+        self.items: list[Any] = []
+        self.times: list[float] | None = [] if timed else None
+        self.base = base  # absolute index of items[0]
+        self.next: _Chunk | None = None
+
+
+@final
+class ReplayBuffer:
+    """The shared append-only buffer (one writer; any number of readers on other threads)."""
+
+    __slots__ = ("head", "tail", "count", "max_size", "max_age", "clock")
+
+    def __init__(self, max_size: int | None, max_age: float | None, clock: Callable[[], float] | None) -> None:
+        timed = max_age is not None
+        self.head = self.tail = _Chunk(0, timed)
+        self.count = 0  # items published so far (readers never read past it)
+        self.max_size = max_size
+        self.max_age = max_age
+        self.clock: Callable[[], float] = clock if clock is not None else time.monotonic
+
+    def add(self, item: Any) -> None:
+        t = self.tail
+        if len(t.items) == _CHUNK:
+            n = _Chunk(self.count, t.times is not None)
+            t.next = n  # linked before count moves past the boundary
+            self.tail = t = n
+            if self.max_size is not None or self.max_age is not None:
+                self.trim()
+        t.items.append(item)
+        if t.times is not None:
+            t.times.append(self.clock())
+        self.count += 1  # publish
+
+    def trim(self) -> None:
+        """Move the head past whole chunks that are outside the bounds (writer side)."""
+        h: _Chunk = self.head
+        count = self.count
+        ms = self.max_size
+        cutoff = None if self.max_age is None else self.clock() - self.max_age
+        nxt = h.next
+        while nxt is not None:
+            end = h.base + len(h.items)
+            if (ms is not None and end <= count - ms) or (cutoff is not None and h.times and h.times[-1] < cutoff):
+                h = nxt
+                nxt = h.next
+                continue
+            break
+        self.head = h
+
+    def start(self) -> tuple[_Chunk, int, int]:
+        """The cursor of a new subscriber: the first retained item within the bounds."""
+        count = self.count  # read before the head
+        c = self.head
+        lo = c.base
+        if self.max_size is not None:
+            lo = max(lo, count - self.max_size)
+        while c.next is not None and lo >= c.base + len(c.items):
+            c = c.next
+        if self.max_age is not None:
+            cutoff = self.clock() - self.max_age
+            while True:
+                times = c.times
+                assert times is not None
+                off = bisect_left(times, cutoff, max(lo - c.base, 0), len(times))
+                lo = c.base + off
+                if off < len(times) or c.next is None:
+                    break
+                c = c.next
+            lo = min(lo, count)
+        return c, lo - c.base, lo
+
+    def snapshot(self) -> list[Any]:
+        """The retained items within the bounds, oldest first."""
+        c, off, index = self.start()
+        count = self.count
+        out: list[Any] = []
+        while index < count:
+            if off == _CHUNK:
+                nxt = c.next
+                assert nxt is not None
+                c, off = nxt, 0
+            take = min(_CHUNK - off, count - index)
+            out.extend(c.items[off : off + take])
+            off += take
+            index += take
+        return out
+
+
+@final
+class _ReplaySubscription(Generic[T]):
+    __slots__ = ("downstream", "parent", "requested", "emitted", "wip", "chunk", "offset", "index", "bad", "once")
+
+    def __init__(self, downstream: Subscriber[T], parent: ReplayProcessor[T]) -> None:
+        self.downstream: Subscriber[T] | None = downstream
+        self.parent: ReplayProcessor[T] | None = parent
+        self.requested = AtomicInt(0)  # rule 1.1
+        self.emitted = 0  # written inside the drain only
+        self.wip = AtomicInt(0)  # race: request vs writer notification vs cancel
+        self.chunk: _Chunk | None = None  # cursor, set on the first drain
+        self.offset = 0
+        self.index = 0
+        self.bad: BaseException | None = None
+        self.once = AtomicFlag()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self.bad = err  # rule 3.9: delivered by the drain (serial with on_next)
+                p = self.parent
+                if p is not None:
+                    p._remove(self)
+                self.drain()
+                return
+        add_request(self.requested, n)
+        self.drain()
+
+    def cancel(self) -> None:
+        if self.downstream is not None:
+            self.downstream = None  # rule 3.13
+            self.chunk = None
+            p = self.parent
+            self.parent = None
+            if p is not None:
+                p._remove(self)
+
+    def drain(self) -> None:
+        wip = self.wip
+        if wip.get_and_increment() != 0:
+            return
+        missed = 1
+        while True:
+            d = self.downstream
+            p = self.parent
+            if d is None or p is None:
+                self.chunk = None
+                return
+            if self.bad is not None:
+                self._finish(d, self.bad)
+                return
+            buf = p._buffer
+            c = self.chunk
+            if c is None:
+                c, self.offset, self.index = buf.start()
+                self.chunk = c
+            off = self.offset
+            index = self.index
+            r = self.requested._value
+            e = self.emitted
+            while True:
+                done = p._done  # read before count (see the module docstring)
+                count = buf.count
+                if index == count:
+                    if done:
+                        self._finish(d, p._error)
+                        return
+                    break
+                if e == r:
+                    break
+                items = c.items
+                while index < count and e != r:
+                    if off == _CHUNK:
+                        nxt = c.next
+                        assert nxt is not None
+                        c = nxt
+                        items = c.items
+                        off = 0
+                    v = items[off]
+                    off += 1
+                    index += 1
+                    e += 1
+                    d.on_next(v)
+                    if self.downstream is None:
+                        self.chunk = None
+                        return
+                r = self.requested._value
+            self.chunk = c
+            self.offset = off
+            self.index = index
+            self.emitted = e
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _finish(self, d: Subscriber[T], error: BaseException | None) -> None:
+        if self.once.try_set():
+            self.downstream = None  # rule 3.13
+            self.parent = None
+            self.chunk = None
+            if error is None:
+                d.on_complete()
+            else:
+                d.on_error(error)
+
+
+@final
+class ReplayProcessor(SubscriberSet[T]):
+    """Retains items (all of them, the last ``max_size``, or those younger than ``max_age`` seconds)
+    and replays them to every subscriber, each at its own pace, followed by live items and the
+    terminal signal.
+
+    Example::
+
+        rp = ReplayProcessor.create(max_size=2)
+        rp.on_next(1); rp.on_next(2); rp.on_next(3); rp.on_complete()
+        rp.test().assert_result(2, 3)
+
+    Backpressure: each subscriber's demand is honoured (per-subscriber cursor into a shared,
+    append-only buffer). As a Subscriber it requests unbounded demand. ``max_age`` is measured with
+    ``scheduler.now()`` if a scheduler (any object with ``now() -> float`` seconds) is given, else
+    ``time.monotonic()``. A bounded buffer may keep up to 128 items beyond its bound referenced
+    until the next chunk is started or :meth:`cleanup_buffer` runs; they are never replayed.
+
+    Scheduler: live items are delivered on the emitting thread; a replay runs on the thread that
+    subscribes or requests.
+
+    TCK: passes the Publisher verification "AsPublisher" (pre-filled or fed by a thread), as RxJava's
+    ``ReplayProcessor*AsPublisherTckTest``.
+    """
+
+    __slots__ = ("_buffer",)
+
+    def __init__(self, max_size: int | None = None, max_age: float | None = None, scheduler: Any = None) -> None:
+        super().__init__()
+        if max_size is not None:
+            if not isinstance(max_size, int) or isinstance(max_size, bool):
+                raise TypeError(f"ReplayProcessor.create(): max_size must be an int, got {type(max_size).__name__}")
+            if max_size <= 0:
+                raise ValueError(f"ReplayProcessor.create(): max_size must be > 0, got {max_size}")
+        clock: Callable[[], float] | None = None
+        if max_age is not None:
+            if isinstance(max_age, bool) or not isinstance(max_age, int | float):
+                raise TypeError(f"ReplayProcessor.create(): max_age must be a number of seconds, got {max_age!r}")
+            if max_age <= 0:
+                raise ValueError(f"ReplayProcessor.create(): max_age must be > 0, got {max_age}")
+            if scheduler is not None:
+                now = getattr(scheduler, "now", None)
+                if not callable(now):
+                    raise TypeError("ReplayProcessor.create(): scheduler must have a now() method")
+                clock = now
+        elif scheduler is not None:
+            raise ValueError("ReplayProcessor.create(): scheduler is only used with max_age")
+        self._buffer = ReplayBuffer(max_size, max_age, clock)
+
+    @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
+    def create(max_size: int | None = None, max_age: float | None = None, scheduler: Any = None) -> ReplayProcessor[Any]:  # type: ignore[override]
+        """Unbounded (no argument), size-bounded (``max_size``), time-bounded (``max_age`` seconds,
+        measured with ``scheduler.now()`` or ``time.monotonic()``), or both."""
+        return ReplayProcessor(max_size, max_age, scheduler)
+
+    @property
+    def values(self) -> list[T]:
+        """The items a new subscriber would receive now."""
+        return self._buffer.snapshot()
+
+    @property
+    def has_value(self) -> bool:
+        return bool(self._buffer.snapshot())
+
+    def cleanup_buffer(self) -> None:
+        """Release the chunks that only hold items outside the bounds (call serially with on_next)."""
+        self._buffer.trim()
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        rs: _ReplaySubscription[T] = _ReplaySubscription(subscriber, self)
+        subscriber.on_subscribe(rs)
+        if rs.downstream is None:
+            return
+        if self._add(rs) and rs.downstream is None:
+            self._remove(rs)  # race: cancel vs add
+            return
+        rs.drain()  # replay what is there (and the terminal signal if the processor is done)
+
+    # -- Subscriber side -------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        check_item(subscription, "on_subscribe")
+        if self._done:
+            subscription.cancel()
+        else:
+            subscription.request(MAX_DEMAND)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            check_item(item)
+        if self._done:
+            return
+        self._buffer.add(item)
+        for rs in self._subscribers:
+            # skip a subscriber without demand and without a drain in progress: its next request
+            # drains (race: it reads count after its request, we read its demand after our add)
+            if rs.requested._value > rs.emitted or rs.wip._value != 0:
+                rs.drain()
+
+    def on_error(self, error: BaseException) -> None:
+        check_error(error)
+        if self._done:
+            plugins.on_error(error, "ReplayProcessor: on_error after termination (rule 1.7)")
+            return
+        self._error = error
+        self._done = True  # after the last count (readers read done first)
+        for rs in self._terminate_subscribers():
+            rs.drain()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        for rs in self._terminate_subscribers():
+            rs.drain()
+
+    def __repr__(self) -> str:
+        return f"ReplayProcessor(count={self._buffer.count}, subscribers={self.subscriber_count})"
