@@ -38,10 +38,10 @@ def test_processor_that_swallows_upstream_errors_fails_rule_4_2() -> None:
 
 
 def test_processor_that_stops_requesting_fails() -> None:
-    cls = verification("processor", StopsRequestingProcessor)
+    cls = verification("processor", StopsRequestingProcessor, coordinated_emission=True)
     cls.processor_buffer_size = 4  # type: ignore[attr-defined]
     require_failure(cls, OWN_LONG_AGO, "Rule 2.1", "stopped requesting from upstream")
-    good = verification("processor", IdentityProcessor)
+    good = verification("processor", IdentityProcessor, coordinated_emission=True)
     good.processor_buffer_size = 4  # type: ignore[attr-defined]
     require_pass(good, OWN_LONG_AGO)
 
@@ -57,7 +57,14 @@ def test_processor_ignoring_demand_fails_delegated_publisher_test() -> None:
 
 @pytest.mark.parametrize("name", [OWN_104, OWN_42, OWN_LONG_AGO])
 def test_reference_processor_passes_own_tests(name: str) -> None:
-    require_pass(verification("processor", IdentityProcessor), name)
+    require_pass(verification("processor", IdentityProcessor, coordinated_emission=True), name)
+
+
+def test_coordinated_processor_must_say_so() -> None:
+    """The lock-step reference Processor stalls a Subscriber while another has no demand: without
+    does_coordinated_emission() the kit fails it, and the message says which knob to set."""
+    cls = verification("processor", IdentityProcessor)
+    require_failure(cls, OWN_LONG_AGO, "Rule 2.1", "does_coordinated_emission()")
 
 
 def test_single_subscriber_processor_skips_multi_subscriber_tests() -> None:

@@ -52,6 +52,7 @@ def build_verification(
     timeout_ms: int | None = None,
     no_signals_timeout_ms: int | None = None,
     skip_stochastic: bool = False,
+    coordinated_emission: bool = False,
 ) -> type[VerificationBase]:
     """Make a verification class for ``factory`` (what the CLI runs)."""
     from ._processor import IdentityProcessorVerification
@@ -80,6 +81,7 @@ def build_verification(
     elif kind == "processor":
         base = IdentityProcessorVerification
         attrs["create_identity_processor"] = lambda self, size: factory(size)
+        attrs["does_coordinated_emission"] = lambda self: coordinated_emission
         attrs["create_failed_publisher"] = lambda self: failed() if failed is not None else None
         attrs["max_elements_from_publisher"] = lambda self: limit
         attrs["skip_stochastic_tests"] = lambda self: skip_stochastic
@@ -100,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout-ms", type=int, default=None, help="expected-signal timeout (default 200)")
     p.add_argument("--no-signals-timeout-ms", type=int, default=None, help="no-signal wait (default 100)")
     p.add_argument("--skip-stochastic", action="store_true", help="skip the stochastic rule 1.3 test")
+    p.add_argument(
+        "--coordinated-emission",
+        action="store_true",
+        help="processor: it emits only when every Subscriber has demand",
+    )
     p.add_argument("-k", dest="select", default=None, help="only tests whose name contains this text")
     return p
 
@@ -125,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         timeout_ms=args.timeout_ms,
         no_signals_timeout_ms=args.no_signals_timeout_ms,
         skip_stochastic=args.skip_stochastic,
+        coordinated_emission=args.coordinated_emission,
     )
     results = run_verification(verification, select=args.select)
     print(f"rstreams tck: {args.kind} verification of {args.target}")

@@ -606,6 +606,7 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec106_must_consider_subscription_cancelled_after_on_complete(self) -> None:
+        """Rule 1.6 (JVM: untested): after on_complete, request/cancel/request(0) return normally and signal nothing."""
         pub = self._publisher(3, True)
         sub = self._subscribed(pub)
         sub.request(10)
@@ -631,6 +632,8 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec107_must_not_emit_further_signals_once_on_error_has_been_signalled(self) -> None:
+        """Rule 1.7 after on_error (JVM: untested): provoke on_error with request(0) (and with the failed
+        Publisher, if any), then request more: nothing may follow."""
         # an error the kit can always provoke: request(0) (rule 3.9)
         pub = self._publisher(10, False)
         sub = self._subscribed(pub)
@@ -654,6 +657,8 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec110_subscribe_same_subscriber_twice_must_return_normally(self) -> None:
+        """Rule 1.10 (JVM: untested): subscribing the same Subscriber twice is the caller's bug, but subscribe()
+        must still return normally (1.9) and the signals must stay serial and well-formed."""
         pub = self._publisher(3, False)
         sub = self._subscriber(allow_second_on_subscribe=True)
         self._subscribe(pub, sub, "1.10")
@@ -666,6 +671,8 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_optional_py_spec110_reject_same_subscriber_subscribing_twice(self) -> None:
+        """Rule 1.10: OPTIONAL rejection of the second subscribe with on_error(RuntimeError), e.g.
+        ProtocolViolationError (the reference publishers signal it on the existing Subscription)."""
         pub = self._publisher(3, False)
         sub = self._subscriber(allow_second_on_subscribe=True)
         self._subscribe(pub, sub, "1.10")
@@ -680,6 +687,14 @@ class PublisherVerification(VerificationBase, Generic[T]):
     def test_required_py_spec213_must_consider_subscription_cancelled_and_report_error_if_on_next_raises(
         self,
     ) -> None:
+        """Rule 2.13 (JVM: untested): a Subscriber whose on_next raises.
+
+        Required: the error must not escape from request() (3.16); no further on_next and no on_complete
+        (the Subscription is considered cancelled); and the error must be reported through one of:
+        the ``rstreams.plugins`` undeliverable-error hook (what rstreams itself does), a ``logging``
+        record at WARNING or above (any propagating logger, with the error as exc_info or its text in
+        the message), ``threading.excepthook``/``sys.unraisablehook``, or an on_error carrying it
+        (or chaining it) to that Subscriber. Silently swallowing the error fails."""
         pub = self._publisher(10, False)
         boom = RuntimeError("rstreams.tck: deliberate failure in on_next (rule 2.13 test)")
 
@@ -732,6 +747,8 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec305_cancel_must_be_thread_safe_and_idempotent(self) -> None:
+        """Rule 3.5 (JVM: untested): 8 threads call cancel() 3 times each at the same moment: all return
+        normally and in time, and later requests produce nothing (3.6)."""
         pub = self._publisher(100, False)
         sub = self._subscribed(pub)
         sub.request(1)
@@ -767,6 +784,7 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec315_cancel_must_return_normally(self) -> None:
+        """Rule 3.15 (JVM: untested): cancel() before any request, after on_complete, and twice, returns normally."""
         pub = self._publisher(1, True)
         before = self._subscribed(pub, name="subscriber cancelling before any request")
         try:
@@ -789,6 +807,7 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec316_request_must_return_normally(self) -> None:
+        """Rule 3.16 (JVM: untested): request() returns normally, also after on_complete and cancel, for any n."""
         pub = self._publisher(1, True)
         sub = self._subscribed(pub)
         s = sub.subscription()
@@ -810,6 +829,7 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec317_request_above_long_max_value_must_mean_unbounded(self) -> None:
+        """Rule 3.17 for Python ints: request(2**64) and demand summing above 2**63 - 1 mean 'unbounded'."""
         pub = self._publisher(3, True)
         sub = self._subscribed(pub, name="subscriber requesting 2**64")
         sub.request(2**64)
@@ -826,18 +846,22 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_required_py_spec309_request_bool_must_signal_error(self) -> None:
+        """Rule 3.9 for Python: request(True) is not a count: on_error(TypeError or ValueError), nothing else."""
         self._bad_request(True, _BAD_EXCEPTIONS, "TypeError or ValueError")
 
     @tck_test()
     def test_required_py_spec309_request_float_must_signal_error(self) -> None:
+        """Rule 3.9 for Python: request(1.5): on_error(TypeError or ValueError), never an exception from request."""
         self._bad_request(1.5, _BAD_EXCEPTIONS, "TypeError or ValueError")
 
     @tck_test()
     def test_required_py_spec309_request_none_must_signal_error(self) -> None:
+        """Rule 3.9 for Python: request(None): on_error(TypeError or ValueError), never an exception from request."""
         self._bad_request(None, _BAD_EXCEPTIONS, "TypeError or ValueError")
 
     @tck_test()
     def test_optional_py_spec310_request_may_synchronously_call_on_next(self) -> None:
+        """Rule 3.10 (MAY): reports whether request() calls on_next synchronously; passes either way."""
         pub = self._publisher(1, False)
         me = threading.get_ident()
         threads: list[int] = []
@@ -858,6 +882,7 @@ class PublisherVerification(VerificationBase, Generic[T]):
 
     @tck_test()
     def test_optional_py_spec311_request_may_synchronously_call_on_complete(self) -> None:
+        """Rule 3.11 (MAY): reports whether request() calls on_complete synchronously; passes either way."""
         pub = self._publisher(1, True)
         sub = self._subscribed(pub)
         sub.request(2)

@@ -337,6 +337,8 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
     # -- Python additions ----------------------------------------------------------------------------
     @tck_test()
     def test_required_py_spec204_must_not_call_subscription_after_processing_on_complete(self) -> None:
+        """Rule 2.4 (JVM: untested): once the Subscriber has processed on_complete (probe.register_on_complete),
+        it must not call request or cancel any more."""
         stage = self._stage(strict_after_terminal=True)
         stage.puppet.trigger_request(1)
         stage.expect_request()
@@ -346,6 +348,7 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
 
     @tck_test()
     def test_required_py_spec204_must_not_call_subscription_after_processing_on_error(self) -> None:
+        """Rule 2.4 (JVM: untested): the same after on_error."""
         stage = self._stage(strict_after_terminal=True)
         stage.puppet.trigger_request(1)
         stage.expect_request()
@@ -356,6 +359,8 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
 
     @tck_test()
     def test_required_py_spec207_must_call_request_and_cancel_serially(self) -> None:
+        """Rule 2.7 (JVM: untested): elements arrive from a different thread each time (serially); the
+        Subscription flags request/cancel calls that overlap in time from two threads."""
         stage = self._stage()
         stage.puppet.trigger_request(1)
         stage.expect_request()
@@ -573,6 +578,7 @@ class SubscriberBlackboxVerification(_SubscriberVerificationBase[T]):
     # -- Python additions ----------------------------------------------------------------------------
     @tck_test()
     def test_required_py_spec207_blackbox_must_call_request_and_cancel_serially(self) -> None:
+        """Rule 2.7 (JVM: untested): as the whitebox test, for a blackbox Subscriber."""
         stage = self._stage()
         stage.expect_request()
         stage.subscription.drain_requests()
