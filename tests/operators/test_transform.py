@@ -341,3 +341,53 @@ def test_property_buffer(data: list[int], pattern: list[int], count: int, skip: 
     want = buffer_model(data, count, skip)
     for _, src in both(data):
         run_pattern(src.buffer(count, skip), pattern).assert_result(*want)
+
+
+# ----------------------------------------------------------------------------------------------
+# rule 3.3: request from inside on_next, one at a time, over a stream longer than the recursion limit
+
+
+class _OneByOne(TestSubscriber[Any]):
+    def on_next(self, item: Any) -> None:
+        super().on_next(item)
+        self.request(1)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda f: f.flat_map_iterable(lambda x: [x]),
+        lambda f: f.scan(lambda a, b: b, 0),
+        lambda f: f.buffer(1),
+        lambda f: f.buffer(2, 1),
+        lambda f: f.buffer(1, 2),
+        lambda f: f.take_last(3000),
+        lambda f: f.skip_while(lambda x: x < 2000),
+        lambda f: f.distinct(lambda x: x // 2),
+        lambda f: f.distinct_until_changed(lambda x: x // 2),
+        lambda f: f.skip_last(10),
+        lambda f: f.default_if_empty(1),
+        lambda f: f.take_until(Flowable.never()),
+    ],
+    ids=[
+        "flat_map_iterable",
+        "scan_seed",
+        "buffer",
+        "buffer_overlap",
+        "buffer_skip",
+        "take_last",
+        "skip_while",
+        "distinct",
+        "duc",
+        "skip_last",
+        "default_if_empty",
+        "take_until_publisher",
+    ],
+)
+def test_rule_3_3_one_by_one_requests_do_not_recurse(op: Any) -> None:
+    n = 5000
+    for _, src in both(list(range(n))):
+        ts = _OneByOne(1)
+        op(src).subscribe(ts)
+        ts.await_done(5).assert_complete().assert_no_errors().assert_no_violations()
+        assert len(ts.values) > 0
