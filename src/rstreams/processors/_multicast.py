@@ -209,6 +209,17 @@ class MulticastProcessor(SubscriberSet[T]):
         self._done = True
         self._drain()
 
+    def _disconnect(self) -> None:
+        """``publish()``'s connection was disposed: cancel the upstream and drop the subscribers
+        without a signal (RxJava semantics; a new connection serves new subscribers)."""
+        self._once.try_set()
+        cancel(self._upstream)
+        with self._subs_lock:
+            self._terminated = True
+            self._subscribers = ()
+        self._done = True
+        self._queue.clear()
+
     # -- subscribers -----------------------------------------------------------------------------
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
         ms: _MulticastSubscription[T] = _MulticastSubscription(subscriber, self)

@@ -264,7 +264,7 @@ class ReplayProcessor(SubscriberSet[T]):
     ``ReplayProcessor*AsPublisherTckTest``.
     """
 
-    __slots__ = ("_buffer",)
+    __slots__ = ("_buffer", "_upstream")
 
     def __init__(self, max_size: int | None = None, max_age: float | None = None, scheduler: Any = None) -> None:
         super().__init__()
@@ -287,6 +287,7 @@ class ReplayProcessor(SubscriberSet[T]):
         elif scheduler is not None:
             raise ValueError("ReplayProcessor.create(): scheduler is only used with max_age")
         self._buffer = ReplayBuffer(max_size, max_age, clock)
+        self._upstream: Subscription | None = None  # the latest upstream (for replay()'s disconnect)
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
     def create(max_size: int | None = None, max_age: float | None = None, scheduler: Any = None) -> ReplayProcessor[Any]:  # type: ignore[override]
@@ -323,7 +324,15 @@ class ReplayProcessor(SubscriberSet[T]):
         if self._done:
             subscription.cancel()
         else:
+            self._upstream = subscription
             subscription.request(MAX_DEMAND)
+
+    def _disconnect(self) -> None:
+        """Cancel the upstream (``replay()``'s connection was disposed); subscribers keep the buffer."""
+        up = self._upstream
+        self._upstream = None
+        if up is not None:
+            up.cancel()
 
     def on_next(self, item: T) -> None:
         if item is None:
