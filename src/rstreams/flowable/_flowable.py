@@ -24,6 +24,7 @@ from ._facade_time import TimeOperatorsMixin
 
 if TYPE_CHECKING:
     from ..schedulers import Scheduler
+    from ._parallel import ParallelFlowable
     from ..testing import TestSubscriber
     from ._fused import Fusion
 
@@ -441,6 +442,36 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         return zip_(*sources, prefetch=prefetch)
 
+    @staticmethod
+    def combine_latest(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
+        """Combine the latest values of every source whenever one of them emits (the last
+        positional argument combines them when it is a plain callable; otherwise tuples).
+
+        Example::
+
+            Flowable.combine_latest(temperatures, humidities, lambda t, h: (t, h))
+
+        Backpressure: each source is prefetched with ``prefetch``; rows are emitted on demand.
+        Completes when all sources complete, or when one completes without ever emitting.
+        """
+        from .operators._combine_latest import combine_latest
+
+        return combine_latest(*sources, prefetch=prefetch)
+
+    @staticmethod
+    def amb(*sources: Publisher[T]) -> Flowable[T]:
+        """Mirror the first source to signal anything; cancel the others.
+
+        Example::
+
+            Flowable.amb(primary_feed, backup_feed)
+
+        Backpressure: requests made before a winner is known go to every source.
+        """
+        from .operators._amb import amb
+
+        return amb(*sources)
+
     # ------------------------------------------------------------------------------------------
     # Transform and filter
 
@@ -780,6 +811,83 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         from .operators._flat_map import flat_map
 
         return flat_map(self, mapper, max_concurrency, prefetch, delay_error)
+
+    def switch_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 128, delay_error: bool = False) -> Flowable[R]:
+        """Map each element to a Publisher and mirror only the most recent one (a new element
+        cancels the previous inner).
+
+        Example::
+
+            queries.switch_map(lambda q: search(q))   # only the latest query's results
+
+        Backpressure: demand carries over to the next inner; each inner is prefetched with
+        ``prefetch``. The outer is consumed unbounded. Completes after the outer and the last
+        inner complete. ``just(x)`` results skip the inner subscription.
+        """
+        from .operators._switch_map import switch_map
+
+        return switch_map(self, mapper, prefetch, delay_error)
+
+    def concat_map_eager(
+        self, mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = 128
+    ) -> Flowable[R]:
+        """Subscribe to up to ``max_concurrency`` inners at once, emit them in outer order.
+
+        Example::
+
+            Flowable.range(0, 3).concat_map_eager(lambda x: fetch(x).subscribe_on(schedulers.io()))
+
+        Backpressure: the outer is asked ``max_concurrency`` ahead and one more per finished inner;
+        each inner is buffered up to ``prefetch``.
+        """
+        from .operators._concat_map_eager import concat_map_eager
+
+        return concat_map_eager(self, mapper, max_concurrency, prefetch)
+
+    def with_latest_from(self, *others: Any) -> Flowable[Any]:
+        """Combine each element with the latest value of every other Publisher (a trailing
+        callable combines; otherwise tuples). Elements arriving before every other has a value are
+        dropped.
+
+        Example::
+
+            clicks.with_latest_from(positions, lambda click, pos: (click, pos))
+
+        Backpressure: passes the main requests through; the others are consumed unbounded.
+        """
+        from .operators._combine_latest import with_latest_from
+
+        return with_latest_from(self, *others)
+
+    def skip_until(self, other: Publisher[Any]) -> Flowable[T]:
+        """Drop elements until ``other`` emits an element or completes.
+
+        Example::
+
+            events.skip_until(Flowable.timer(1.0))
+        """
+        from .operators._amb import skip_until
+
+        return skip_until(self, other)
+
+    def amb_with(self, other: Publisher[T]) -> Flowable[T]:
+        """Mirror whichever of this Flowable and ``other`` signals first (see :meth:`amb`)."""
+        return Flowable.amb(self, other)
+
+    def parallel(self, rails: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
+        """Split into ``rails`` parallel rails (default ``os.cpu_count()``) for per-rail stages on
+        a Scheduler (``run_on``), then ``sequential()`` merges them.
+
+        Example::
+
+            Flowable.range(0, 100).parallel(4).run_on(schedulers.io()).map(fetch).sequential()
+
+        Backpressure: the source is prefetched with ``prefetch``; elements go round-robin to
+        rails with demand.
+        """
+        from ._parallel import parallel
+
+        return parallel(self, rails, prefetch)
 
     # ------------------------------------------------------------------------------------------
     # Aggregate (single-valued results: consume upstream unbounded, emit when requested)

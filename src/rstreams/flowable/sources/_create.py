@@ -130,7 +130,12 @@ class _Emitter(FlowableEmitter[T]):
             self.on_error(NoneElementError(null_element_message("create(): emitter.on_next")))
             return
         wip = self._wip
-        if wip.get() == 0 and wip.compare_and_set(0, 1):
+        lock = wip._lock  # the AtomicInt's own lock, inlined: this is the per-item path
+        with lock:  # compare_and_set(0, 1): become the drain owner (race: producers vs drain)
+            owner = wip._value == 0
+            if owner:
+                wip._value = 1
+        if owner:
             # fast path: nobody else is draining; emit directly if nothing waits before this item
             d = self._downstream
             e = self._emitted
@@ -139,18 +144,24 @@ class _Emitter(FlowableEmitter[T]):
                 and not self._queue
                 and self._latest is _NO_LATEST
                 and not self._cancelled
-                and (e < self._requested.get() or self._strategy is _MISSING)
+                and (e < self._requested._value or self._strategy is _MISSING)
             ):
                 self._emitted = e + 1
                 d.on_next(item)
-                if wip.decrement_and_get() == 0:
+                with lock:  # decrement_and_get: leave unless someone signalled meanwhile
+                    w = wip._value - 1
+                    wip._value = w
+                if w == 0:
                     return
             else:
                 self._queue.append(item)
             self._drain_loop()  # we own wip: apply the strategy / deliver what others added
             return
         self._queue.append(item)
-        if wip.get_and_increment() == 0:
+        with lock:  # get_and_increment
+            w = wip._value
+            wip._value = w + 1
+        if w == 0:
             self._drain_loop()
 
     def on_error(self, error: BaseException) -> None:

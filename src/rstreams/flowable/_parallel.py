@@ -1,0 +1,278 @@
+"""``ParallelFlowable``: split a Flowable into ``n`` rails, run each rail's stages on a Scheduler,
+and merge them back (RxJava ``parallel()`` / ``run_on()`` / ``sequential()``).
+
+Example::
+
+    (Flowable.range(0, 1000)
+        .parallel(4)
+        .run_on(schedulers.computation())
+        .map(cpu_heavy)
+        .sequential()
+        .blocking_subscribe(print))
+
+Backpressure: the source is consumed with a bounded prefetch (replenished at 75%); each element
+goes to the next rail (round-robin) that has demand, so a slow rail never makes the others
+overflow. ``sequential()`` merges the rails with bounded prefetch per rail.
+Under the GIL, rails give concurrency for I/O-bound or GIL-releasing work, not CPU parallelism
+for pure-Python code (they do on free-threaded builds).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, Generic, TypeVar
+
+from .._internal import plugins
+from .._internal.atomics import AtomicInt
+from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from .._internal.subscriptions import CANCELLED
+from .._spec import Subscriber, Subscription
+from ._flowable import Flowable
+
+__all__ = ["ParallelFlowable", "parallel"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+_MAX: Final = MAX_DEMAND
+
+RailOp = Callable[[Flowable[Any]], Flowable[Any]]
+
+
+class _Rail:
+    """The Subscription of one rail's subscriber."""
+
+    __slots__ = ("_parent", "_index", "requested", "subscriber", "cancelled")
+
+    def __init__(self, parent: _Dispatcher, index: int, subscriber: Subscriber[Any]) -> None:
+        self._parent = parent
+        self._index = index
+        self.requested = AtomicInt(0)
+        self.subscriber: Subscriber[Any] | None = subscriber
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._parent._fail(err)
+                return
+        add_request(self.requested, n)
+        self._parent._drain()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.subscriber = None
+        self._parent._rail_cancelled()
+
+
+class _Dispatcher:
+    """Subscribes to the source once all rails are subscribed and deals elements round-robin to
+    rails with demand. One wip drain (race: rails request from their own threads)."""
+
+    _rs_no_wrap = True
+    __slots__ = (
+        "_source", "_n", "_prefetch", "_limit", "_rails", "_subscribed", "_lock", "_upstream",
+        "_queue", "_wip", "_done", "_error", "_next", "_consumed", "_cancelled_rails", "__weakref__",
+    )
+
+    def __init__(self, source: Flowable[Any], n: int, prefetch: int) -> None:
+        self._source: Flowable[Any] | None = source
+        self._n = n
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._rails: list[_Rail | None] = [None] * n
+        self._subscribed = 0
+        self._lock = threading.Lock()  # guards rail registration
+        self._upstream: Subscription = CANCELLED
+        self._queue: deque[Any] = deque()
+        self._wip = AtomicInt(0)
+        self._done = False
+        self._error: BaseException | None = None
+        self._next = 0
+        self._consumed = 0
+        self._cancelled_rails = AtomicInt(0)
+
+    def rail(self, index: int) -> Flowable[Any]:
+        return _RailFlowable(self, index)
+
+    def _subscribe_rail(self, index: int, subscriber: Subscriber[Any]) -> None:
+        rail = _Rail(self, index, subscriber)
+        with self._lock:
+            if self._rails[index] is not None:
+                from ..errors import ProtocolViolationError
+
+                dup = True
+            else:
+                self._rails[index] = rail
+                self._subscribed += 1
+                dup = False
+                ready = self._subscribed == self._n
+        if dup:
+            from .._internal.subscriptions import error_empty
+
+            error_empty(subscriber, ProtocolViolationError("1.10", f"parallel rail {index} can be subscribed only once"))
+            return
+        subscriber.on_subscribe(rail)
+        if ready:
+            src = self._source
+            self._source = None
+            if src is not None:
+                src.subscribe(self)
+
+    # -- upstream --
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self._upstream = subscription
+        subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        self._queue.append(item)
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error)
+            return
+        self._error = error
+        self._done = True
+        self._drain()
+
+    def on_complete(self) -> None:
+        self._done = True
+        self._drain()
+
+    def _fail(self, error: BaseException) -> None:
+        self._upstream.cancel()
+        self.on_error(error)
+
+    def _rail_cancelled(self) -> None:
+        if self._cancelled_rails.increment_and_get() == self._n:
+            self._upstream.cancel()
+            self._queue.clear()
+
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        q = self._queue
+        n = self._n
+        while True:
+            rails = self._rails
+            if self._done and (not q or self._error is not None):
+                q.clear()
+                for r in rails:
+                    if r is not None and r.subscriber is not None:
+                        s = r.subscriber
+                        r.subscriber = None
+                        if self._error is not None:
+                            s.on_error(self._error)
+                        else:
+                            s.on_complete()
+                return
+            idle = 0
+            i = self._next
+            consumed = 0
+            while q and idle < n:
+                rail = rails[i]
+                if rail is not None and rail.subscriber is not None and not rail.cancelled and rail.requested.get() > 0:
+                    rail.subscriber.on_next(q.popleft())
+                    if rail.requested.get() < _MAX:
+                        produced(rail.requested, 1)
+                    consumed += 1
+                    idle = 0
+                else:
+                    idle += 1
+                i = (i + 1) % n
+            self._next = i
+            if consumed:
+                c = self._consumed + consumed
+                if c >= self._limit:
+                    self._consumed = 0
+                    self._upstream.request(c)
+                else:
+                    self._consumed = c
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+
+class _RailFlowable(Flowable[Any]):
+    __slots__ = ("_dispatcher", "_index")
+
+    def __init__(self, dispatcher: _Dispatcher, index: int) -> None:
+        self._dispatcher = dispatcher
+        self._index = index
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        self._dispatcher._subscribe_rail(self._index, subscriber)
+
+
+class ParallelFlowable(Generic[T]):
+    """``n`` rails of a Flowable; build per-rail stages, then :meth:`sequential`."""
+
+    __slots__ = ("_source", "_n", "_prefetch", "_ops")
+
+    def __init__(self, source: Flowable[Any], n: int, prefetch: int, ops: tuple[RailOp, ...] = ()) -> None:
+        self._source = source
+        self._n = n
+        self._prefetch = prefetch
+        self._ops = ops
+
+    @property
+    def parallelism(self) -> int:
+        return self._n
+
+    def _with(self, op: RailOp) -> ParallelFlowable[Any]:
+        return ParallelFlowable(self._source, self._n, self._prefetch, self._ops + (op,))
+
+    def run_on(self, scheduler: Any, prefetch: int = 128) -> ParallelFlowable[T]:
+        """Move each rail onto its own worker of ``scheduler`` (observe_on per rail)."""
+        return self._with(lambda f: f.observe_on(scheduler, prefetch))
+
+    def map(self, mapper: Callable[[T], R]) -> ParallelFlowable[R]:
+        """Map on every rail."""
+        return self._with(lambda f: f.map(mapper))
+
+    def filter(self, predicate: Callable[[T], object]) -> ParallelFlowable[T]:
+        """Filter on every rail."""
+        return self._with(lambda f: f.filter(predicate))
+
+    def do_on_next(self, fn: Callable[[T], Any]) -> ParallelFlowable[T]:
+        """Side effect on every rail."""
+        return self._with(lambda f: f.do_on_next(fn))
+
+    def compose(self, fn: Callable[[Flowable[T]], Flowable[R]]) -> ParallelFlowable[R]:
+        """Apply any ``Flowable -> Flowable`` function to every rail."""
+        return self._with(fn)
+
+    def sequential(self, prefetch: int = 128) -> Flowable[T]:
+        """Merge the rails back into one Flowable (elements in arrival order)."""
+        src, n, pf, ops = self._source, self._n, self._prefetch, self._ops
+
+        def build() -> Flowable[T]:
+            d = _Dispatcher(src, n, pf)
+            rails = []
+            for i in range(n):
+                f: Flowable[Any] = d.rail(i)
+                for op in ops:
+                    f = op(f)
+                rails.append(f)
+            return Flowable.from_iterable(rails).flat_map(lambda r: r, max_concurrency=n, prefetch=prefetch)
+
+        return Flowable.defer(build)
+
+
+def parallel(source: Flowable[T], n: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
+    import os
+
+    if n is None:
+        n = os.cpu_count() or 1
+    if not isinstance(n, int) or n <= 0:
+        raise ValueError(f"parallel(): the number of rails must be a positive int, got {n!r}")
+    if not isinstance(prefetch, int) or prefetch <= 0:
+        raise ValueError(f"parallel(): prefetch must be a positive int, got {prefetch!r}")
+    return ParallelFlowable(source, n, prefetch)

@@ -1,0 +1,267 @@
+"""amb (first source to signal wins) and skip_until(other)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.requests import validate_request
+from ..._internal.drain import HalfSerializer
+from ..._internal.subscriptions import CANCELLED, DeferredSubscription
+from ..._spec import Publisher, Subscriber, Subscription
+from .._base import BasicSubscriber
+from .._flowable import Flowable
+
+__all__ = ["amb", "skip_until"]
+
+_NO_WINNER: Final = -1
+
+
+@final
+class _AmbInner:
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "_index", "upstream", "_won", "_missed", "__weakref__")
+
+    def __init__(self, parent: _AmbCoordinator, index: int) -> None:
+        self._parent = parent
+        self._index = index
+        self.upstream: Subscription = CANCELLED
+        self._won = False
+        self._missed = 0
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self.upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self.upstream = subscription
+        r = self._parent._requested_so_far
+        if r:
+            subscription.request(r)
+
+    def _win(self) -> bool:
+        if self._won:
+            return True
+        if self._parent._try_win(self._index):
+            self._won = True
+            return True
+        self.upstream.cancel()
+        return False
+
+    def on_next(self, item: Any) -> None:
+        if self._win():
+            d = self._parent._downstream
+            if d is not None:
+                d.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        if self._win():
+            d = self._parent._downstream
+            if d is not None:
+                d.on_error(error)
+        else:
+            plugins.on_error(error, "amb: error from a losing source")
+
+    def on_complete(self) -> None:
+        if self._win():
+            d = self._parent._downstream
+            if d is not None:
+                d.on_complete()
+
+    def request(self, n: int) -> None:
+        self.upstream.request(n)
+
+    def cancel(self) -> None:
+        self.upstream.cancel()
+
+
+@final
+class _AmbCoordinator:
+    """Race: several sources signal first at once; the winner index is set by one CAS."""
+
+    __slots__ = ("_downstream", "_inners", "_winner", "_requested_so_far")
+
+    def __init__(self, downstream: Subscriber[Any], n: int) -> None:
+        self._downstream: Subscriber[Any] | None = downstream
+        self._inners = [_AmbInner(self, i) for i in range(n)]
+        self._winner = AtomicInt(_NO_WINNER)
+        self._requested_so_far = 0
+
+    def _try_win(self, index: int) -> bool:
+        w = self._winner.get()
+        if w == _NO_WINNER and self._winner.compare_and_set(_NO_WINNER, index):
+            for i, inner in enumerate(self._inners):
+                if i != index:
+                    inner.cancel()
+            return True
+        return self._winner.get() == index
+
+    def subscribe_all(self, sources: Sequence[Publisher[Any]]) -> None:
+        for inner, src in zip(self._inners, sources, strict=True):
+            if self._winner.get() != _NO_WINNER:
+                break
+            src.subscribe(inner)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self.cancel()
+                d = self._downstream
+                self._downstream = None
+                if d is not None:
+                    d.on_error(err)
+                return
+        w = self._winner.get()
+        if w != _NO_WINNER:
+            self._inners[w].request(n)
+            return
+        self._requested_so_far += n  # requests before a winner go to every source
+        for inner in self._inners:
+            inner.request(n)
+
+    def cancel(self) -> None:
+        self._winner.compare_and_set(_NO_WINNER, len(self._inners))
+        for inner in self._inners:
+            inner.cancel()
+        self._downstream = None
+
+
+@final
+class _AmbFlowable(Flowable[Any]):
+    __slots__ = ("_sources",)
+
+    def __init__(self, sources: tuple[Publisher[Any], ...]) -> None:
+        self._sources = sources
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        from ..._internal.subscriptions import complete_empty
+
+        if not self._sources:
+            complete_empty(subscriber)
+            return
+        if len(self._sources) == 1:
+            self._sources[0].subscribe(subscriber)
+            return
+        c = _AmbCoordinator(subscriber, len(self._sources))
+        subscriber.on_subscribe(c)
+        c.subscribe_all(self._sources)
+
+
+def amb(*sources: Publisher[Any]) -> Flowable[Any]:
+    for s in sources:
+        if not hasattr(s, "subscribe"):
+            raise TypeError(f"amb(): expected Publishers, got {type(s).__name__}")
+    return _AmbFlowable(tuple(sources))
+
+
+@final
+class _SkipUntilOther:
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "upstream", "__weakref__")
+
+    def __init__(self, parent: _SkipUntilSubscriber) -> None:
+        self._parent: _SkipUntilSubscriber | None = parent
+        self.upstream: Subscription = CANCELLED
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.upstream = subscription
+        subscription.request(1)
+
+    def on_next(self, item: Any) -> None:
+        p = self._parent
+        if p is not None:
+            p._gate = True
+        self.cancel()
+
+    def on_error(self, error: BaseException) -> None:
+        p = self._parent
+        if p is not None:
+            p._other_error(error)
+        else:
+            plugins.on_error(error)
+
+    def on_complete(self) -> None:
+        p = self._parent
+        if p is not None:
+            p._gate = True  # RxJava: completion of the other opens the gate too
+        self._parent = None
+
+    def cancel(self) -> None:
+        self._parent = None
+        self.upstream.cancel()
+
+
+@final
+class _SkipUntilSubscriber(BasicSubscriber[Any, Any]):
+    __slots__ = ("_gate", "_other", "_serializer")
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        super().__init__(downstream)
+        # The downstream gets its Subscription before either source is subscribed (rule 1.9:
+        # an early error from the other source must not precede on_subscribe), so requests made
+        # before the main upstream arrives are deferred.
+        self.upstream: Any = DeferredSubscription()
+        self._gate = False
+        self._other = _SkipUntilOther(self)
+        self._serializer = HalfSerializer(downstream)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.upstream.set_upstream(subscription)
+
+    def on_next(self, item: Any) -> None:
+        if self.done:
+            return
+        if self._gate:
+            self._serializer.on_next(item)
+        else:
+            self.upstream.request(1)
+
+    def on_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error)
+            return
+        self.done = True
+        self._other.cancel()
+        self._serializer.on_error(error)
+
+    def on_complete(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self._other.cancel()
+        self._serializer.on_complete()
+
+    def _other_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error)
+            return
+        self.done = True
+        self.upstream.cancel()
+        self._serializer.on_error(error)
+
+    def cancel(self) -> None:
+        self.upstream.cancel()
+        self._other.cancel()
+
+
+@final
+class _SkipUntilFlowable(Flowable[Any]):
+    __slots__ = ("_source", "_other")
+
+    def __init__(self, source: Flowable[Any], other: Publisher[Any]) -> None:
+        self._source = source
+        self._other = other
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        s = _SkipUntilSubscriber(subscriber)
+        subscriber.on_subscribe(s)
+        self._other.subscribe(s._other)
+        self._source.subscribe(s)
+
+
+def skip_until(source: Flowable[Any], other: Publisher[Any]) -> Flowable[Any]:
+    if not hasattr(other, "subscribe"):
+        raise TypeError(f"skip_until(): expected a Publisher, got {type(other).__name__}")
+    return _SkipUntilFlowable(source, other)

@@ -1,0 +1,219 @@
+"""concat_map_eager: subscribe to up to ``max_concurrency`` inner Publishers at once, but emit
+their elements in the order of the outer elements (RxJava concatMapEager, Reactor
+flatMapSequential).
+
+Inner elements are buffered per inner (``prefetch``, replenished at 75% once consumed); only the
+head inner's buffer is emitted. When the head finishes, the next inner becomes the head and the
+outer is asked for one more element. One wip drain; inners may signal from any thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.drain import ErrorCollector
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Publisher, Subscriber, Subscription
+from .._base import none_result_error
+from .._flowable import Flowable
+from ..sources._basic import NOTHING, scalar_value
+from ._switch_map import _SwitchInner
+
+__all__ = ["concat_map_eager"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _EagerMain:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_upstream", "_inners", "_lock",
+        "_requested", "_wip", "_errors", "_done", "_cancelled", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], mapper: Callable[[Any], Publisher[Any]], max_concurrency: int, prefetch: int) -> None:
+        self._downstream: Subscriber[Any] | None = downstream
+        self._mapper = mapper
+        self._max_concurrency = max_concurrency
+        self._prefetch = prefetch
+        self._upstream: Subscription = CANCELLED
+        self._inners: deque[_SwitchInner] = deque()  # in outer order; appended by the outer only
+        self._lock = threading.Lock()  # guards cancelling every inner vs appending a new one
+        self._requested = AtomicInt(0)
+        self._wip = AtomicInt(0)  # race: inners, outer and requests want to drain (rule 1.3)
+        self._errors = ErrorCollector()
+        self._done = False
+        self._cancelled = False
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self._upstream = subscription
+        d = self._downstream
+        if d is not None:
+            d.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(self._max_concurrency)
+
+    def on_next(self, item: Any) -> None:
+        if self._done or self._cancelled:
+            return
+        try:
+            p = self._mapper(item)
+        except Exception as e:
+            self._upstream.cancel()
+            self.on_error(e)
+            return
+        if p is None:
+            self._upstream.cancel()
+            self.on_error(none_result_error("concat_map_eager", "the mapper"))
+            return
+        inner = _SwitchInner(self, self._prefetch)  # type: ignore[arg-type]
+        is_scalar, value = scalar_value(p)
+        with self._lock:
+            if self._cancelled:
+                return
+            self._inners.append(inner)
+        if is_scalar:
+            if value is not NOTHING:
+                inner.queue.append(value)
+            inner.done = True
+            self._drain()
+            return
+        p.subscribe(inner)
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done or not self._errors.add(error):
+            plugins.on_error(error, "concat_map_eager: error after termination")
+            return
+        self._done = True
+        self._drain()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._drain()
+
+    def _inner_error(self, inner: _SwitchInner, error: BaseException) -> None:
+        if not self._errors.add(error):
+            plugins.on_error(error)
+            return
+        inner.done = True
+        self._done = True
+        self._upstream.cancel()
+        self._drain()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._upstream.cancel()
+                self._errors.add(err)
+                self._done = True
+                self._drain()
+                return
+        add_request(self._requested, n)
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._cancel_all()
+        self._downstream = None
+
+    def _cancel_all(self) -> None:
+        self._upstream.cancel()
+        with self._lock:
+            inners = list(self._inners)
+            self._inners.clear()
+        for inner in inners:
+            inner.cancel()
+
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        requested = self._requested
+        inners = self._inners
+        while True:
+            d = self._downstream
+            if self._cancelled or d is None:
+                return
+            if self._errors.has_error():
+                self._terminate(d)
+                return
+            r = requested.get()
+            e = 0
+            finished = 0
+            while True:
+                head = inners[0] if inners else None
+                if head is None:
+                    break
+                q = head.queue
+                taken = 0
+                while e != r and q:
+                    d.on_next(q.popleft())
+                    e += 1
+                    taken += 1
+                    if self._cancelled:
+                        return
+                if taken and not head.done:
+                    head.consumed(taken)
+                if head.done and not q:
+                    inners.popleft()
+                    finished += 1
+                    continue
+                break
+            if e and r < _MAX:
+                produced(requested, e)
+            if finished and not self._done:
+                self._upstream.request(finished)
+            if self._done and not inners and not self._errors.has_error():
+                self._terminate(d)
+                return
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _terminate(self, d: Subscriber[Any]) -> None:
+        self._cancelled = True
+        self._downstream = None
+        self._cancel_all()
+        self._errors.terminate_into(d)
+
+
+@final
+class _ConcatMapEagerFlowable(Flowable[R]):
+    __slots__ = ("_source", "_mapper", "_max_concurrency", "_prefetch")
+
+    def __init__(self, source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int, prefetch: int) -> None:
+        self._source = source
+        self._mapper = mapper
+        self._max_concurrency = max_concurrency
+        self._prefetch = prefetch
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        self._source.subscribe(_EagerMain(subscriber, self._mapper, self._max_concurrency, self._prefetch))
+
+
+def concat_map_eager(
+    source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = 128
+) -> Flowable[R]:
+    if not callable(mapper):
+        raise TypeError("concat_map_eager(): mapper must be callable (element -> Publisher)")
+    for name, v in (("max_concurrency", max_concurrency), ("prefetch", prefetch)):
+        if not isinstance(v, int) or v <= 0:
+            raise ValueError(f"concat_map_eager(): {name} must be a positive int, got {v!r}")
+    return _ConcatMapEagerFlowable(source, mapper, max_concurrency, prefetch)

@@ -1,0 +1,274 @@
+"""switch_map: map each element to a Publisher and mirror only the latest one.
+
+A new outer element cancels the current inner and subscribes the next one. Each inner gets an
+increasing generation number; the drain emits only from the inner that is current when it looks
+(race: a cancelled inner still delivering vs the switch; stale elements are dropped). The outer
+completes the stream only after the last inner completes. Demand lives at the main level and
+carries over to the next inner; each inner is prefetched with ``prefetch`` (replenished at 75%).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import ErrorCollector
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Publisher, Subscriber, Subscription
+from .._base import none_result_error
+from .._flowable import Flowable
+from ..sources._basic import NOTHING, scalar_value
+
+__all__ = ["switch_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _SwitchInner:
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "queue", "done", "upstream", "_prefetch", "_limit", "_consumed", "__weakref__")
+
+    def __init__(self, parent: _SwitchMapMain | None, prefetch: int) -> None:
+        self._parent = parent
+        self.queue: deque[Any] = deque()
+        self.done = False
+        self.upstream: Subscription = CANCELLED
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._consumed = 0
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self.upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self.upstream = subscription
+        if self._parent is None:
+            subscription.cancel()
+            return
+        subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        p = self._parent
+        if p is not None:
+            self.queue.append(item)
+            p._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        p = self._parent
+        if p is not None:
+            p._inner_error(self, error)
+        else:
+            plugins.on_error(error, "switch_map: error from a replaced inner")
+
+    def on_complete(self) -> None:
+        self.done = True
+        p = self._parent
+        if p is not None:
+            p._drain()
+
+    def consumed(self, n: int) -> None:
+        c = self._consumed + n
+        if c >= self._limit:
+            self._consumed = 0
+            self.upstream.request(c)
+        else:
+            self._consumed = c
+
+    def cancel(self) -> None:
+        self._parent = None
+        self.upstream.cancel()
+
+
+@final
+class _SwitchMapMain:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_mapper", "_prefetch", "_delay_error", "_upstream", "_active", "_requested",
+        "_wip", "_errors", "_done", "_cancelled", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], mapper: Callable[[Any], Publisher[Any]], prefetch: int, delay_error: bool) -> None:
+        self._downstream: Subscriber[Any] | None = downstream
+        self._mapper = mapper
+        self._prefetch = prefetch
+        self._delay_error = delay_error
+        self._upstream: Subscription = CANCELLED
+        self._active: AtomicRef[_SwitchInner | None] = AtomicRef(None)  # race: switch vs drain
+        self._requested = AtomicInt(0)
+        self._wip = AtomicInt(0)  # race: outer, inners and requests all want to drain (rule 1.3)
+        self._errors = ErrorCollector()
+        self._done = False
+        self._cancelled = False
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()
+            return
+        self._upstream = subscription
+        d = self._downstream
+        if d is not None:
+            d.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(_MAX)
+
+    def on_next(self, item: Any) -> None:
+        if self._done or self._cancelled:
+            return
+        try:
+            p = self._mapper(item)
+        except Exception as e:
+            self._upstream.cancel()
+            self.on_error(e)
+            return
+        if p is None:
+            self._upstream.cancel()
+            self.on_error(none_result_error("switch_map", "the mapper"))
+            return
+        inner = _SwitchInner(self, self._prefetch)
+        is_scalar, value = scalar_value(p)
+        if is_scalar:
+            # scalar shortcut: a pre-filled, already completed inner (no subscription)
+            if value is not NOTHING:
+                inner.queue.append(value)
+            inner.done = True
+            self._switch_to(inner)
+            self._drain()
+            return
+        self._switch_to(inner)
+        p.subscribe(inner)
+
+    def _switch_to(self, inner: _SwitchInner) -> None:
+        old = self._active.get_and_set(inner)  # from now on the drain ignores the old inner
+        if old is not None:
+            old.cancel()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "switch_map: on_error after termination")
+            return
+        if not self._errors.add(error):
+            plugins.on_error(error)
+            return
+        self._done = True
+        if not self._delay_error:
+            inner = self._active.get()
+            if inner is not None:
+                inner.cancel()
+        self._drain()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._drain()
+
+    def _inner_error(self, inner: _SwitchInner, error: BaseException) -> None:
+        if self._active.get() is not inner or not self._errors.add(error):
+            plugins.on_error(error, "switch_map: error from a replaced inner")
+            return
+        inner.done = True
+        if not self._delay_error:
+            self._done = True
+            self._upstream.cancel()
+        self._drain()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._upstream.cancel()
+                inner = self._active.get()
+                if inner is not None:
+                    inner.cancel()
+                self._errors.add(err)
+                self._done = True
+                self._delay_error = False
+                self._drain()
+                return
+        add_request(self._requested, n)
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._upstream.cancel()
+        inner = self._active.get_and_set(None)
+        if inner is not None:
+            inner.cancel()
+        self._downstream = None  # rule 3.13
+
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        requested = self._requested
+        while True:
+            d = self._downstream
+            if self._cancelled or d is None:
+                return
+            if self._errors.has_error() and not self._delay_error:
+                self._terminate(d)
+                return
+            inner = self._active.get()
+            if inner is None:
+                if self._done:
+                    self._terminate(d)
+                    return
+            else:
+                q = inner.queue
+                r = requested.get()
+                e = 0
+                while e != r and q:
+                    if self._active.get() is not inner or self._cancelled:
+                        break  # switched meanwhile: the stale elements are dropped
+                    d.on_next(q.popleft())
+                    e += 1
+                if e:
+                    if r < _MAX:
+                        produced(requested, e)
+                    if not inner.done:
+                        inner.consumed(e)
+                if inner.done and not q and self._active.compare_and_set(inner, None):
+                    continue  # the current inner finished: look again (maybe the outer too)
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _terminate(self, d: Subscriber[Any]) -> None:
+        self._cancelled = True
+        self._downstream = None
+        self._upstream.cancel()
+        inner = self._active.get_and_set(None)
+        if inner is not None:
+            inner.cancel()
+        self._errors.terminate_into(d)
+
+
+@final
+class _SwitchMapFlowable(Flowable[R]):
+    __slots__ = ("_source", "_mapper", "_prefetch", "_delay_error")
+
+    def __init__(self, source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int, delay_error: bool) -> None:
+        self._source = source
+        self._mapper = mapper
+        self._prefetch = prefetch
+        self._delay_error = delay_error
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        self._source.subscribe(_SwitchMapMain(subscriber, self._mapper, self._prefetch, self._delay_error))
+
+
+def switch_map(source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int = 128, delay_error: bool = False) -> Flowable[R]:
+    if not callable(mapper):
+        raise TypeError("switch_map(): mapper must be callable (element -> Publisher)")
+    if not isinstance(prefetch, int) or prefetch <= 0:
+        raise ValueError(f"switch_map(): prefetch must be a positive int, got {prefetch!r}")
+    return _SwitchMapFlowable(source, mapper, prefetch, delay_error)

@@ -1,0 +1,169 @@
+"""Shared pieces of the time operators: argument checks, scheduler defaults, and a full serializer.
+
+:class:`SerializedOut` is RxJava's ``SerializedSubscriber`` idea written as a queue-drain: the time
+operators signal their downstream from two threads at once (the upstream thread and a timer on a
+Scheduler worker: debounce's pending value vs on_complete, sample's tick vs on_complete, a timeout vs
+on_next). Whoever wins the wip counter emits; signals that arrive meanwhile are queued and emitted by
+the winner before it leaves (race: timer thread vs upstream thread; rule 1.3). The cost is two
+uncontended lock round trips per signal, paid only by operators that already schedule per item or
+per period.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Final, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._spec import Subscriber
+from ...errors import MissingBackpressureError
+from ...schedulers import Scheduler
+
+__all__ = ["resolve_scheduler", "check_duration", "SerializedOut", "missing_backpressure", "NOOP"]
+
+
+def resolve_scheduler(op: str, scheduler: Scheduler | None) -> Scheduler:
+    """``scheduler`` or the shared computation scheduler; TypeError for anything else."""
+    if scheduler is None:
+        from ... import schedulers
+
+        return schedulers.computation()
+    if not isinstance(scheduler, Scheduler):
+        raise TypeError(f"{op}(): scheduler must be a Scheduler, got {type(scheduler).__name__}")
+    return scheduler
+
+
+def check_duration(op: str, duration: object, name: str = "duration", *, positive: bool = False) -> float:
+    """A duration in seconds (int or float, >= 0, or > 0 when ``positive``)."""
+    if isinstance(duration, bool) or not isinstance(duration, int | float):
+        raise TypeError(f"{op}(): {name} must be a number of seconds, got {type(duration).__name__}")
+    d = float(duration)
+    if d != d or d < 0 or (positive and d == 0):
+        need = "> 0" if positive else ">= 0"
+        raise ValueError(f"{op}(): {name} must be {need} seconds, got {duration!r}")
+    return d
+
+
+def check_count(op: str, count: object, name: str = "count") -> int:
+    if isinstance(count, bool) or not isinstance(count, int):
+        raise TypeError(f"{op}(): {name} must be an int, got {type(count).__name__}")
+    if count <= 0:
+        raise ValueError(f"{op}(): {name} must be > 0, got {count}")
+    return count
+
+
+def missing_backpressure(op: str, what: str, fix: str | None = None) -> MissingBackpressureError:
+    """The error a time-driven operator signals when it must emit but the downstream has no demand."""
+    if fix is None:
+        fix = (
+            f"apply on_backpressure_drop(), on_backpressure_latest() or on_backpressure_buffer() after "
+            f"{op}(), or request more"
+        )
+    return MissingBackpressureError(f"{op}(): {what}: the downstream has not requested it; {fix}")
+
+
+@final
+class _Noop:
+    """A Subscriber that ignores everything (the downstream after cancel: rule 3.13)."""
+
+    __slots__ = ()
+    _rs_no_wrap = True
+
+    def on_subscribe(self, s: Any) -> None:
+        s.cancel()
+
+    def on_next(self, item: Any) -> None:
+        pass
+
+    def on_error(self, error: BaseException) -> None:
+        plugins.on_error(error, "an error after cancel")
+
+    def on_complete(self) -> None:
+        pass
+
+
+NOOP: Final = _Noop()
+
+_NEXT: Final = 0
+_ERROR: Final = 1
+_COMPLETE: Final = 2
+
+
+@final
+class SerializedOut:
+    """Serializes on_next/on_error/on_complete called from any threads (see the module docstring).
+
+    After the first terminal signal everything is dropped (errors go to the undeliverable hook).
+    ``release()`` drops the downstream reference (rule 3.13) and makes every later call a no-op.
+    """
+
+    __slots__ = ("_downstream", "_wip", "_queue", "_done")
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._wip = AtomicInt(0)  # race: timer thread vs upstream thread (rule 1.3)
+        self._queue: deque[tuple[int, Any]] = deque()
+        self._done = False
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def release(self) -> None:
+        self._done = True
+        self._downstream = NOOP
+
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        wip = self._wip
+        if wip.compare_and_set(0, 1):  # fast path: nobody is emitting
+            self._downstream.on_next(item)
+            if wip.decrement_and_get() == 0:
+                return
+        else:
+            self._queue.append((_NEXT, item))
+            if wip.get_and_increment() != 0:
+                return
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "an error after the stream ended")
+            return
+        self._queue.append((_ERROR, error))
+        if self._wip.get_and_increment() == 0:
+            self._drain()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._queue.append((_COMPLETE, None))
+        if self._wip.get_and_increment() == 0:
+            self._drain()
+
+    def _drain(self) -> None:
+        q = self._queue
+        missed = 1
+        while True:
+            while q:
+                kind, v = q.popleft()
+                if self._done:
+                    if kind == _ERROR:
+                        plugins.on_error(v, "an error after the stream ended")
+                    continue
+                d = self._downstream
+                if kind == _NEXT:
+                    d.on_next(v)
+                elif kind == _ERROR:
+                    self._done = True
+                    self._downstream = NOOP
+                    d.on_error(v)
+                else:
+                    self._done = True
+                    self._downstream = NOOP
+                    d.on_complete()
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
