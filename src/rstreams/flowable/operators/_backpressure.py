@@ -148,7 +148,11 @@ class _QueueDrainSubscriber(Generic[T]):
                 return
         else:
             q.append(item)
-        if self._wip.get_and_increment() == 0:
+        wip = self._wip
+        with wip._lock:  # get_and_increment, inlined on the per-item path
+            w = wip._value
+            wip._value = w + 1
+        if w == 0:
             self._drain_loop(True)
 
     def _overflow(self, item: T) -> bool:
@@ -319,7 +323,10 @@ class _QueueDrainSubscriber(Generic[T]):
                 ):
                     # only the upstream's signal context (serial, rule 1.3) sets and reads the flag
                     self._direct = True
-            missed = self._wip.add_and_get(-missed)
+            wip = self._wip
+            with wip._lock:  # add_and_get(-missed), inlined: once per pass, often once per item
+                missed = wip._value - missed
+                wip._value = missed
             if missed == 0:
                 return
 

@@ -136,26 +136,37 @@ class _Emitter(FlowableEmitter[T]):
             if owner:
                 wip._value = 1
         if owner:
-            # fast path: nobody else is draining; emit directly if nothing waits before this item
+            # fast path: nobody else is draining. The drain loop left the queue empty or the demand
+            # used up (invariant at wip == 0), so the strategy can be applied right here.
+            q = self._queue
             d = self._downstream
+            if d is None or self._cancelled or q:
+                q.append(item)
+                self._drain_loop()
+                return
+            strategy = self._strategy
             e = self._emitted
-            if (
-                d is not None
-                and not self._queue
-                and self._latest is _NO_LATEST
-                and not self._cancelled
-                and (e < self._requested._value or self._strategy is _MISSING)
-            ):
+            if e < self._requested._value or strategy is _MISSING:
+                if self._latest is not _NO_LATEST:  # LATEST: the held item goes first
+                    q.append(item)
+                    self._drain_loop()
+                    return
                 self._emitted = e + 1
                 d.on_next(item)
-                with lock:  # decrement_and_get: leave unless someone signalled meanwhile
-                    w = wip._value - 1
-                    wip._value = w
-                if w == 0:
-                    return
-            else:
-                self._queue.append(item)
-            self._drain_loop()  # we own wip: apply the strategy / deliver what others added
+            elif strategy is _BUFFER:
+                q.append(item)
+            elif strategy is _LATEST:
+                self._latest = item
+            elif strategy is _ERROR:
+                q.append(item)
+                self._drain_loop()  # signals the overflow error
+                return
+            # DROP without demand: the item is dropped
+            with lock:  # decrement_and_get: leave unless someone signalled meanwhile
+                w = wip._value - 1
+                wip._value = w
+            if w != 0:
+                self._drain_loop()
             return
         self._queue.append(item)
         with lock:  # get_and_increment
