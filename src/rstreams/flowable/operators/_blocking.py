@@ -219,15 +219,54 @@ class BlockingIterator(Generic[T]):
         self._source.subscribe(sub)
 
     def __iter__(self) -> Generator[T, None, None]:
+        """A generator over the elements; its ``finally`` cancels on ``break``, on an exception in the
+        loop body, or when the generator is closed or collected. Elements already buffered are taken
+        straight from the deque (one generator resume per element, no method call)."""
         try:
+            if self._closed:
+                return
+            if not self._started:
+                self._start()
+            it = self._it
+            if it is not None:  # fused synchronous chain: pull its builtin iterator directly
+                fz = self._fusion
+                for x in it:
+                    if x is None:
+                        raise (
+                            fz.none_error()
+                            if fz is not None
+                            else NoneElementError(null_element_message("on_next"))
+                        )
+                    yield x
+                    if self._closed:
+                        return
+                return
+            sub = self._sub
+            if sub is None:
+                return
+            q = sub._queue
+            lim = sub._limit
             while True:
-                try:
-                    x = self.__next__()
-                except StopIteration:
-                    return
+                if q:  # single consumer: a non-empty deque stays non-empty until we pop
+                    x = q.popleft()
+                    c = sub._consumed + 1
+                    if c == lim:
+                        sub._consumed = 0
+                        s = sub._upstream.get()
+                        if s is not None:
+                            s.request(lim)  # replenish
+                    else:
+                        sub._consumed = c
+                else:
+                    v = sub.poll()  # blocks; raises the stream's error
+                    if v is _END:
+                        return
+                    x = v
                 yield x
+                if self._closed:
+                    return
         finally:
-            self.close()  # break / exception in the loop body / generator close: cancel upstream
+            self.close()
 
     def __next__(self) -> T:
         if self._closed:
