@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from operators.harness import Boom, check_scenarios
 from operators.test_merge_zip import CountingSource, ThreadedRange, run_pattern
-
 from rstreams import BadRequestError, Flowable, NoneElementError
 from rstreams.testing import TestSubscriber
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from operators.harness import Boom, check_scenarios
 
+from operators.harness import Boom, check_scenarios
 from rstreams import Flowable, plugins
 from rstreams._internal.requests import validate_request
 from rstreams.testing import TestSubscriber
