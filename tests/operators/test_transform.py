@@ -391,3 +391,10 @@ def test_rule_3_3_one_by_one_requests_do_not_recurse(op: Any) -> None:
         op(src).subscribe(ts)
         ts.await_done(5).assert_complete().assert_no_errors().assert_no_violations()
         assert len(ts.values) > 0
+
+
+@pytest.mark.parametrize("make", [lambda f: f.flat_map_iterable(42), lambda f: f.scan(42), lambda f: f.scan(42, 0)])
+def test_non_callable_arguments_fail_at_assembly(make: Any) -> None:
+    for _, src in both([1]):
+        with pytest.raises(TypeError):
+            make(src)
