@@ -98,6 +98,9 @@ class PostCompleteSubscriber(BasicSubscriber[T, Any]):
         if self.done:
             return
         self.done = True
+        if self.cancelled:
+            self.queue.clear()
+            return
         self.before_complete()
         post_complete(self.downstream, self.queue, self.requested, self.is_cancelled)
 
