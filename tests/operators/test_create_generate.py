@@ -216,6 +216,41 @@ def test_create_buffer_concurrent_producers_lose_and_duplicate_nothing(seed: int
     ts.assert_no_violations()
 
 
+@pytest.mark.parametrize("strategy", [B.DROP, B.LATEST, B.MISSING])
+def test_create_lossy_concurrent_producers_never_duplicate(strategy: BackpressureStrategy) -> None:
+    """3 producer threads, a consumer requesting small random amounts: per-producer order kept, no
+    duplicates, never more than requested (except MISSING, which ignores demand by definition)."""
+    rnd = random.Random(11)
+    producers, per = 3, 1500
+    barrier = threading.Barrier(producers)
+    finished = threading.Barrier(producers + 1)
+
+    def push(e: Any) -> None:
+        def run(p: int) -> None:
+            barrier.wait(5)
+            for i in range(per):
+                e.on_next((p, i))
+            finished.wait(5)
+
+        for p in range(producers):
+            threading.Thread(target=run, args=(p,), daemon=True).start()
+
+    ts: TestSubscriber[tuple[int, int]] = TestSubscriber(0)
+    Flowable.create(push, strategy).subscribe(ts)
+    for _ in range(100):
+        ts.request(rnd.randint(1, 5))
+    finished.wait(5)
+    vals = ts.values
+    assert len(set(vals)) == len(vals)
+    for p in range(producers):
+        mine = [i for (q, i) in vals if q == p]
+        assert mine == sorted(mine)
+    if strategy is B.MISSING:
+        assert len(vals) == producers * per
+    else:
+        ts.assert_no_violations()
+
+
 def test_create_concurrent_producers_and_terminal() -> None:
     """Two producers race with on_complete from a third thread: exactly one terminal, no overlap."""
     for seed in range(5):

@@ -89,7 +89,6 @@ def _overflow_error() -> MissingBackpressureError:
 class _Emitter(FlowableEmitter[T]):
     """The serialized emitter, also the Subscription the downstream sees."""
 
-    _rs_no_wrap = True
     __slots__ = (
         "_downstream",
         "_strategy",
