@@ -1,0 +1,380 @@
+"""Consuming a Flowable from asyncio: ``async for x in flowable`` and ``await flowable``.
+
+``async for`` (:class:`FlowableAsyncIterator`)
+    A prefetching subscriber (:class:`AsyncIteratorSubscriber`) requests ``prefetch`` elements,
+    then replenishes in batches of ``limit = prefetch - prefetch // 4`` as the consumer takes them
+    (seed 004, "replenishing"), so at most ``prefetch`` elements are ever buffered. The producer
+    (any thread) appends to a deque; the consumer is an async generator that pops a whole chunk
+    with a plain ``for`` loop and ``yield``s, so an element already buffered costs one generator
+    resume and no Future.
+
+    Fast path: when the upstream emits on the requesting thread (a synchronous, fused chain such as
+    ``range(...).map(f).filter(p)``), the consumer's ``request`` from the loop thread fills the
+    deque synchronously. There is no thread hop, no Future and no ``call_soon_threadsafe`` at all.
+
+    Slow path (producer on another thread): the consumer, finding the deque empty, creates a Future,
+    raises ``waiting`` and *re-checks the deque* before it awaits. The producer appends and *then*
+    reads ``waiting``. Race: producer append vs consumer going to sleep (a lost wake-up would hang
+    the consumer). Each side writes before it reads the other's write, and both writes go through
+    the deque's / flag's own critical section, so at least one side sees the other: either the
+    consumer sees the element or the producer sees ``waiting``. A producer that sees ``waiting``
+    wakes the consumer once per burst: ``_wake`` (an AtomicInt) lets one signal through per wake-up
+    (race: many on_next calls vs one pending ``call_soon_threadsafe``); the wake-up callback clears
+    ``waiting`` and ``_wake`` on the loop before it resolves the Future. A spurious wake-up is
+    harmless: the consumer loops and re-checks.
+
+    Leaving the loop cancels the subscription: ``break`` or an exception in the ``async for`` body
+    drops the iterator, whose ``__del__`` closes the generator synchronously (so the upstream is
+    cancelled before the next statement runs); task cancellation and ``asyncio.timeout`` throw
+    ``CancelledError`` into the generator while it awaits, and its ``finally`` cancels (rule 3.13:
+    the subscription drops the buffer and the upstream).
+
+``await flowable``
+    Subscribes with unbounded demand and resolves to the last element (``NoSuchElementError`` when
+    the stream is empty; the stream's error is raised with its traceback). A synchronous upstream
+    completes inside ``subscribe`` and the await does not suspend at all. Cancelling the awaiting
+    task cancels the subscription.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from asyncio import AbstractEventLoop, Future
+from asyncio.events import _get_running_loop
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Generator
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
+
+from .._internal import plugins
+from .._internal.atomics import AtomicInt, AtomicRef
+from .._internal.requests import MAX_DEMAND
+from .._internal.subscriptions import CANCELLED, cancel, set_once
+from .._spec import Publisher, Subscriber, Subscription, null_element_message
+from ..errors import NoneElementError, NoSuchElementError
+
+if TYPE_CHECKING:
+    from ..flowable._fused import Fusion
+
+__all__ = ["FlowableAsyncIterator", "AsyncIteratorSubscriber", "to_async_iterator", "await_last"]
+
+T = TypeVar("T")
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class AsyncIteratorSubscriber(Generic[T]):
+    """The Subscriber half of the async iterator: a bounded buffer filled from any thread.
+
+    It is a rule-abiding Subscriber on its own (the TCK checks it): it requests ``prefetch`` in
+    ``on_subscribe`` and more only as the consumer (:func:`_consume`) takes elements.
+    """
+
+    _rs_no_wrap = True
+    __slots__ = (
+        "queue", "upstream", "done", "error", "waiting", "waiter", "_wake", "loop", "prefetch", "limit",
+        "__weakref__",
+    )
+
+    def __init__(self, prefetch: int) -> None:
+        self.queue: deque[T] = deque()
+        self.upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self.done = False
+        self.error: BaseException | None = None
+        self.waiting = False
+        self.waiter: Future[None] | None = None
+        self._wake = AtomicInt(0)  # race: many producer signals vs one pending wake-up per burst
+        self.loop: AbstractEventLoop | None = None
+        self.prefetch = prefetch
+        self.limit = prefetch - (prefetch >> 2)
+
+    # -- Subscriber (any thread, serial) ------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe", "2.13"))
+        if set_once(self.upstream, subscription, "async iterator"):  # rule 2.5
+            subscription.request(self.prefetch)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            raise NoneElementError(null_element_message("on_next", "2.13"))
+        self.queue.append(item)
+        if self.waiting:  # read after the append: see the module docstring (lost wake-up race)
+            self._signal()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise NoneElementError(null_element_message("on_error", "2.13"))
+        if self.done:
+            plugins.on_error(error, "async iterator: on_error after termination")
+            return
+        self.error = error
+        self.done = True
+        if self.waiting:
+            self._signal()
+
+    def on_complete(self) -> None:
+        self.done = True
+        if self.waiting:
+            self._signal()
+
+    # -- wake-up ------------------------------------------------------------------------------
+    def _signal(self) -> None:
+        wake = self._wake
+        if wake.get() != 0 or not wake.compare_and_set(0, 1):
+            return  # a wake-up is already on its way
+        loop = self.loop
+        if loop is None:
+            return
+        if _get_running_loop() is loop:
+            self.wake_now()
+            return
+        try:
+            loop.call_soon_threadsafe(self.wake_now)
+        except RuntimeError:  # the loop is closed: nobody will ever consume
+            self.cancel()
+
+    def wake_now(self) -> None:
+        """On the loop thread: clear the flags, then resolve the consumer's Future."""
+        self.waiting = False
+        self._wake.set(0)
+        w = self.waiter
+        self.waiter = None
+        if w is not None and not w.done():
+            w.set_result(None)
+
+    def cancel(self) -> None:
+        cancel(self.upstream)  # rule 3.13: the upstream reference becomes CANCELLED
+        self.queue.clear()
+        self.waiter = None
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.upstream.get() is CANCELLED
+
+
+def _fusion_of(source: object) -> Fusion[Any] | None:
+    fz = getattr(source, "_fused", None)
+    return fz() if fz is not None else None  # type: ignore[no-any-return]
+
+
+async def _consume_fused(fusion: Fusion[T]) -> AsyncGenerator[T, None]:
+    """Fused fast path: a synchronous chain is one builtin iterator; pull it as the loop asks."""
+    for x in fusion.factory():
+        if x is None:
+            raise fusion.none_error()
+        yield x
+
+
+async def _consume(sub: AsyncIteratorSubscriber[T], source: Publisher[T] | None) -> AsyncGenerator[T, None]:
+    if source is not None:
+        fusion = _fusion_of(source)
+        if fusion is not None:
+            # Fused fast path: no subscription, no buffer. Pulling a builtin iterator one element
+            # per __anext__ is exactly "request(1) per element" with nothing to account, and
+            # closing the generator drops the iterator (the fused equivalent of cancel).
+            for x in fusion.factory():
+                if x is None:
+                    raise fusion.none_error()
+                yield x
+            return
+    loop = asyncio.get_running_loop()
+    sub.loop = loop
+    if source is not None:
+        source.subscribe(sub)
+    q = sub.queue
+    popleft = q.popleft
+    limit = sub.limit
+    consumed = 0
+    try:
+        while True:
+            n = len(q)
+            if n:
+                room = limit - consumed
+                if n > room:
+                    n = room
+                consumed += n
+                for _ in range(n):
+                    yield popleft()
+                if consumed >= limit:
+                    consumed = 0
+                    s = sub.upstream.get()
+                    if s is not None:
+                        s.request(limit)  # replenish in batches; a sync upstream refills q right here
+                continue
+            if sub.done:
+                if q:
+                    continue
+                e = sub.error
+                if e is not None:
+                    sub.error = None
+                    raise e
+                return
+            fut: Future[None] = loop.create_future()
+            sub.waiter = fut
+            sub.waiting = True
+            if q or sub.done:  # re-check after publishing `waiting` (race: lost wake-up)
+                sub.waiting = False
+                sub.waiter = None
+                continue
+            await fut
+    finally:
+        sub.cancel()
+
+
+@final
+class FlowableAsyncIterator(Generic[T]):
+    """The async iterator over a Flowable (``flowable.to_async_iterator(prefetch)``).
+
+    It subscribes on the first ``__anext__`` (on the loop that awaits it), so it may be created in
+    one coroutine and consumed in another task. ``aclose()`` (or dropping it) cancels the stream.
+    """
+
+    __slots__ = ("_agen", "_next", "_sub")
+
+    def __init__(self, source: Publisher[T] | None, prefetch: int = 128, subscriber: AsyncIteratorSubscriber[T] | None = None) -> None:
+        sub = subscriber if subscriber is not None else AsyncIteratorSubscriber(prefetch)
+        self._sub = sub
+        self._agen = _consume(sub, source)
+        self._next = self._agen.__anext__
+
+    def __aiter__(self) -> FlowableAsyncIterator[T]:
+        return self
+
+    def __anext__(self) -> Any:
+        return self._next()
+
+    async def aclose(self) -> None:
+        """Cancel the subscription and close the iterator."""
+        await self._agen.aclose()
+        self._sub.cancel()
+
+    def close(self) -> None:
+        """Cancel the subscription now (from any thread); the iterator then ends."""
+        self._close_now()
+        self._sub.cancel()
+
+    @property
+    def subscriber(self) -> AsyncIteratorSubscriber[T]:
+        return self._sub
+
+    def _close_now(self) -> None:
+        agen = self._agen
+        if agen.ag_frame is None or agen.ag_running:
+            return
+        aw = agen.aclose()
+        try:
+            aw.send(None)
+        except StopIteration:
+            return
+        except RuntimeError:
+            return  # being awaited by a task right now: that task will finish or be cancelled
+        except BaseException as e:  # pragma: no cover - the finally block does not raise
+            plugins.on_error(e, "async iterator: closing failed")
+            return
+        aw.close()  # pragma: no cover - our finally never awaits
+
+    def __del__(self) -> None:
+        try:
+            self._close_now()
+        except Exception:  # pragma: no cover - never raise from __del__
+            pass
+
+
+def aiter_of(source: Publisher[T]) -> AsyncIterator[T]:
+    """``Flowable.__aiter__``: the bare async generator over a fused chain (nothing to cancel, one
+    call fewer per element), else a :class:`FlowableAsyncIterator` with prefetch 128."""
+    fusion = _fusion_of(source)
+    if fusion is not None:
+        return _consume_fused(fusion)
+    return FlowableAsyncIterator(source, 128)
+
+
+def to_async_iterator(source: Publisher[T], prefetch: int = 128) -> FlowableAsyncIterator[T]:
+    if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch <= 0:
+        raise ValueError(f"to_async_iterator(): prefetch must be a positive int, got {prefetch!r}")
+    return FlowableAsyncIterator(source, prefetch)
+
+
+# ---------------------------------------------------------------------------------------------
+# await flowable
+
+
+@final
+class _AwaitSubscriber(Generic[T]):
+    _rs_no_wrap = True
+    __slots__ = ("upstream", "last", "loop", "fut", "__weakref__")
+
+    def __init__(self, loop: AbstractEventLoop, fut: Future[T]) -> None:
+        self.upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self.last: T | None = None
+        self.loop = loop
+        self.fut = fut
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if set_once(self.upstream, subscription, "await"):
+            subscription.request(_MAX)
+
+    def on_next(self, item: T) -> None:
+        self.last = item
+
+    def on_error(self, error: BaseException) -> None:
+        self._finish(error)
+
+    def on_complete(self) -> None:
+        self._finish(None)
+
+    def _finish(self, error: BaseException | None) -> None:
+        self.upstream.set(CANCELLED)  # terminated: a late cancel is a no-op (rule 3.13)
+        loop = self.loop
+        if _get_running_loop() is loop:
+            self._resolve(error)
+            return
+        try:
+            loop.call_soon_threadsafe(self._resolve, error)
+        except RuntimeError:  # the loop is closed: nobody awaits any more
+            if error is not None:
+                plugins.on_error(error, "await flowable: the event loop is closed")
+
+    def _resolve(self, error: BaseException | None) -> None:
+        fut = self.fut
+        if fut.done():  # the awaiting task was cancelled
+            if error is not None:
+                plugins.on_error(error, "await flowable: the awaiting task was cancelled")
+            return
+        if error is not None:
+            fut.set_exception(error)
+        elif self.last is None:
+            fut.set_exception(NoSuchElementError("await flowable: the stream completed without elements"))
+        else:
+            fut.set_result(self.last)
+        self.last = None
+
+    def cancel(self) -> None:
+        cancel(self.upstream)
+
+
+async def await_last(source: Publisher[T]) -> T:
+    """Subscribe to ``source`` and return its last element (see the module docstring)."""
+    fusion = _fusion_of(source)
+    if fusion is not None:  # fused fast path: run the builtin iterator to its last element
+        last: Any = None
+        for last in fusion.factory():  # noqa: B007
+            if last is None:
+                raise fusion.none_error()
+        if last is None:
+            raise NoSuchElementError("await flowable: the stream completed without elements")
+        return last  # type: ignore[no-any-return]
+    loop = asyncio.get_running_loop()
+    fut: Future[T] = loop.create_future()
+    sub: _AwaitSubscriber[T] = _AwaitSubscriber(loop, fut)
+    source.subscribe(sub)
+    try:
+        return await fut
+    finally:
+        if not fut.done() or fut.cancelled():
+            sub.cancel()  # task cancellation / asyncio.timeout -> Reactive Streams cancel
+
+
+def await_generator(source: Publisher[T]) -> Generator[Any, None, T]:
+    """``Flowable.__await__``."""
+    return await_last(source).__await__()
