@@ -722,6 +722,7 @@ class IdentityProcessor(Generic[T]):
         self._pending: list[_ProcessorSubscription] = []  # subscribed, on_subscribe not yet signalled
         self._upstream: Subscription | None = None
         self._upstream_cancelled = False
+        self._upstream_to_cancel: Subscription | None = None
         self._done = False
         self._error: BaseException | None = None
         self._wip = AtomicInt()
@@ -817,7 +818,10 @@ class IdentityProcessor(Generic[T]):
                 self._upstream_cancelled = True
                 self._queue.clear()
         if cancel_upstream is not None:
-            cancel_upstream.cancel()  # the last Subscriber left: stop the upstream
+            # the last Subscriber left: stop the upstream, from the drain so that every call on the
+            # upstream Subscription stays serial (rule 2.7)
+            with self._lock:
+                self._upstream_to_cancel = cancel_upstream
         self._drain()
 
     # -- the drain (one thread at a time; signals never under the lock) -----------------------------
@@ -833,6 +837,10 @@ class IdentityProcessor(Generic[T]):
 
     def _drain_once(self) -> None:
         while True:
+            with self._lock:
+                to_cancel, self._upstream_to_cancel = self._upstream_to_cancel, None
+            if to_cancel is not None:
+                to_cancel.cancel()
             with self._lock:
                 pending, self._pending = self._pending, []
                 self._subs.extend(pending)

@@ -127,7 +127,8 @@ def format_table(results: list[TestResult], width: int = 100) -> str:
     for r in sorted(results, key=lambda r: (_rule_key(r.rule), r.name)):
         lines.append(f"{r.rule:<6} {r.kind:<10} {r.outcome:<15} {r.name}")
         if r.outcome != PASSED and r.message:
-            lines.append(f"{'':<33}  -> {r.message}")
+            text = r.message.split("; rule ")[0] if r.outcome == UNTESTED else r.message
+            lines.append(f"{'':<33}  -> {text}")
         for note in r.observations:
             lines.append(f"{'':<33}  observed: {note}")
     counts: dict[str, int] = {}
