@@ -25,7 +25,6 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.drain import enter, leave
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
@@ -163,7 +162,8 @@ class _FlattenSubscriber:
         d.on_error(error)
 
     def _drain(self) -> None:
-        if not enter(self._wip):
+        wip = self._wip
+        if wip.get_and_increment() != 0:  # queue-drain: someone else drains and will see our work
             return
         missed = 1
         d = self._downstream
@@ -245,7 +245,7 @@ class _FlattenSubscriber:
                     produced(requested, e)
                 if it is None or self._cancelled:
                     continue  # take the next upstream element, or terminate
-            missed = leave(self._wip, missed)
+            missed = wip.add_and_get(-missed)
             if missed == 0:
                 return
 
