@@ -224,7 +224,12 @@ def test_multicast_property_all_subscribers_get_the_same_sequence(
 
 
 def _processors() -> list[Any]:
-    return [PublishProcessor.create(), ReplayProcessor.create(), UnicastProcessor.create(), MulticastProcessor.create()]
+    return [
+        PublishProcessor.create(),
+        ReplayProcessor.create(),
+        UnicastProcessor.create(),
+        MulticastProcessor.create(),
+    ]
 
 
 @pytest.mark.parametrize("idx", range(4))

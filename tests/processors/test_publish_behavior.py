@@ -111,7 +111,9 @@ def test_rule_2_13_publish_processor_on_next_none_raises_type_error() -> None:
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 1.5, "3"])
-def test_rule_3_9_publish_processor_bad_request_signals_value_error(bad: Any, undeliverable: list[BaseException]) -> None:
+def test_rule_3_9_publish_processor_bad_request_signals_value_error(
+    bad: Any, undeliverable: list[BaseException]
+) -> None:
     pp = PublishProcessor.create()
     ts = pp.test(0)
     ts.request(bad)
@@ -132,7 +134,9 @@ def test_rule_1_1_publish_processor_never_exceeds_demand() -> None:
     ts.assert_values(0, 1, 2).assert_no_violations()
 
 
-def test_rule_1_7_publish_processor_error_after_complete_goes_to_hook(undeliverable: list[BaseException]) -> None:
+def test_rule_1_7_publish_processor_error_after_complete_goes_to_hook(
+    undeliverable: list[BaseException],
+) -> None:
     pp = PublishProcessor.create()
     ts = pp.test()
     pp.on_complete()

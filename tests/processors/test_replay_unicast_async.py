@@ -161,7 +161,9 @@ def test_rule_2_13_replay_processor_on_next_none_raises_type_error() -> None:
     st.lists(st.integers(1, 50), min_size=1, max_size=8),
     st.one_of(st.none(), st.integers(1, 200)),
 )
-def test_replay_property_late_subscriber_matches_model(data: list[int], requests: list[int], size: int | None) -> None:
+def test_replay_property_late_subscriber_matches_model(
+    data: list[int], requests: list[int], size: int | None
+) -> None:
     rp = ReplayProcessor.create(max_size=size)
     early: TestSubscriber[int] = rp.test(0)
     for x in data:
@@ -283,7 +285,11 @@ def test_unicast_as_processor_between_flowables() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.integers(), max_size=100), st.lists(st.integers(1, 10), min_size=1, max_size=8), st.integers(0, 100))
+@given(
+    st.lists(st.integers(), max_size=100),
+    st.lists(st.integers(1, 10), min_size=1, max_size=8),
+    st.integers(0, 100),
+)
 def test_unicast_property_matches_model(data: list[int], requests: list[int], subscribe_at: int) -> None:
     up = UnicastProcessor.create()
     ts: TestSubscriber[int] = TestSubscriber(0)

@@ -127,7 +127,9 @@ class MulticastProcessor(SubscriberSet[T]):
     def __init__(self, buffer_size: int = 128, ref_count: bool = False) -> None:
         super().__init__()
         if not isinstance(buffer_size, int) or isinstance(buffer_size, bool):
-            raise TypeError(f"MulticastProcessor.create(): buffer_size must be an int, got {type(buffer_size).__name__}")
+            raise TypeError(
+                f"MulticastProcessor.create(): buffer_size must be an int, got {type(buffer_size).__name__}"
+            )
         if buffer_size <= 0:
             raise ValueError(f"MulticastProcessor.create(): buffer_size must be > 0, got {buffer_size}")
         self._buffer_size = buffer_size

@@ -56,7 +56,9 @@ class ReplayBuffer:
 
     __slots__ = ("head", "tail", "count", "max_size", "max_age", "clock")
 
-    def __init__(self, max_size: int | None, max_age: float | None, clock: Callable[[], float] | None) -> None:
+    def __init__(
+        self, max_size: int | None, max_age: float | None, clock: Callable[[], float] | None
+    ) -> None:
         timed = max_age is not None
         self.head = self.tail = _Chunk(0, timed)
         self.count = 0  # items published so far (readers never read past it)
@@ -86,7 +88,9 @@ class ReplayBuffer:
         nxt = h.next
         while nxt is not None:
             end = h.base + len(h.items)
-            if (ms is not None and end <= count - ms) or (cutoff is not None and h.times and h.times[-1] < cutoff):
+            if (ms is not None and end <= count - ms) or (
+                cutoff is not None and h.times and h.times[-1] < cutoff
+            ):
                 h = nxt
                 nxt = h.next
                 continue
@@ -134,7 +138,18 @@ class ReplayBuffer:
 
 @final
 class _ReplaySubscription(Generic[T]):
-    __slots__ = ("downstream", "parent", "requested", "emitted", "wip", "chunk", "offset", "index", "bad", "once")
+    __slots__ = (
+        "downstream",
+        "parent",
+        "requested",
+        "emitted",
+        "wip",
+        "chunk",
+        "offset",
+        "index",
+        "bad",
+        "once",
+    )
 
     def __init__(self, downstream: Subscriber[T], parent: ReplayProcessor[T]) -> None:
         self.downstream: Subscriber[T] | None = downstream
@@ -266,17 +281,23 @@ class ReplayProcessor(SubscriberSet[T]):
 
     __slots__ = ("_buffer", "_upstream")
 
-    def __init__(self, max_size: int | None = None, max_age: float | None = None, scheduler: Any = None) -> None:
+    def __init__(
+        self, max_size: int | None = None, max_age: float | None = None, scheduler: Any = None
+    ) -> None:
         super().__init__()
         if max_size is not None:
             if not isinstance(max_size, int) or isinstance(max_size, bool):
-                raise TypeError(f"ReplayProcessor.create(): max_size must be an int, got {type(max_size).__name__}")
+                raise TypeError(
+                    f"ReplayProcessor.create(): max_size must be an int, got {type(max_size).__name__}"
+                )
             if max_size <= 0:
                 raise ValueError(f"ReplayProcessor.create(): max_size must be > 0, got {max_size}")
         clock: Callable[[], float] | None = None
         if max_age is not None:
             if isinstance(max_age, bool) or not isinstance(max_age, int | float):
-                raise TypeError(f"ReplayProcessor.create(): max_age must be a number of seconds, got {max_age!r}")
+                raise TypeError(
+                    f"ReplayProcessor.create(): max_age must be a number of seconds, got {max_age!r}"
+                )
             if max_age <= 0:
                 raise ValueError(f"ReplayProcessor.create(): max_age must be > 0, got {max_age}")
             if scheduler is not None:
@@ -290,7 +311,9 @@ class ReplayProcessor(SubscriberSet[T]):
         self._upstream: Subscription | None = None  # the latest upstream (for replay()'s disconnect)
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
-    def create(max_size: int | None = None, max_age: float | None = None, scheduler: Any = None) -> ReplayProcessor[Any]:  # type: ignore[override]
+    def create(  # type: ignore[override]
+        max_size: int | None = None, max_age: float | None = None, scheduler: Any = None
+    ) -> ReplayProcessor[Any]:
         """Unbounded (no argument), size-bounded (``max_size``), time-bounded (``max_age`` seconds,
         measured with ``scheduler.now()`` or ``time.monotonic()``), or both."""
         return ReplayProcessor(max_size, max_age, scheduler)

@@ -85,7 +85,9 @@ class UnicastProcessor(FlowableProcessor[T]):
         self._has_subscriber = False
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
-    def create(on_terminate: Callable[[], Any] | None = None, delay_error: bool = False) -> UnicastProcessor[Any]:  # type: ignore[override]
+    def create(  # type: ignore[override]
+        on_terminate: Callable[[], Any] | None = None, delay_error: bool = False
+    ) -> UnicastProcessor[Any]:
         return UnicastProcessor(on_terminate, delay_error)
 
     def _do_terminate(self) -> None:

@@ -85,7 +85,9 @@ class ConnectableFlowable(Flowable[T]):
     def __init__(self, source: Flowable[T], factory: Callable[[], Any]) -> None:
         self._source = source
         self._factory = factory
-        self._current: AtomicRef[_Connection[T] | None] = AtomicRef(None)  # race: subscribe vs connect vs reset
+        self._current: AtomicRef[_Connection[T] | None] = AtomicRef(
+            None
+        )  # race: subscribe vs connect vs reset
 
     def _current_or_fresh(self, replace_disposed: bool) -> _Connection[T]:
         while True:
@@ -133,7 +135,9 @@ class ConnectableFlowable(Flowable[T]):
         Backpressure: that of the connectable.
         """
         if not isinstance(subscriber_count, int) or isinstance(subscriber_count, bool):
-            raise TypeError(f"ref_count(): subscriber_count must be an int, got {type(subscriber_count).__name__}")
+            raise TypeError(
+                f"ref_count(): subscriber_count must be an int, got {type(subscriber_count).__name__}"
+            )
         if subscriber_count < 1:
             raise ValueError(f"ref_count(): subscriber_count must be >= 1, got {subscriber_count}")
         return _RefCount(self, subscriber_count)
