@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -404,3 +405,29 @@ def test_property_fused_and_hidden_identical_signals(
     hidden = run_pattern(op(Flowable.from_iterable(data).hide(), _cb_factory(k, mode)), pattern)
     assert _signals(fused) == _signals(hidden)
     assert fused.is_terminated
+
+
+def test_rule_3_9_take_last_bad_request_races_the_tail_drain() -> None:
+    """A bad request from one thread while another thread drains the tail: the error is
+    delivered by the drain owner, never overlapping an on_next, never lost."""
+    rnd = random.Random(2024)
+    for _ in range(30):
+        tp: TestPublisher[int] = TestPublisher.create()
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        Flowable.from_publisher(tp).take_last(100).subscribe(ts)
+        tp.next(*range(100)).complete()
+        barrier = threading.Barrier(2)
+
+        def drain(ts: TestSubscriber[int] = ts, b: threading.Barrier = barrier) -> None:
+            b.wait(5)
+            ts.request(60)
+
+        t = threading.Thread(target=drain)
+        t.start()
+        barrier.wait(5)
+        if rnd.random() < 0.5:
+            time.sleep(0)
+        ts.request(0)
+        t.join(5)
+        ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
+        assert ts.values == list(range(len(ts.values)))
