@@ -242,3 +242,11 @@ def test_do_finally_exactly_once_when_cancel_races_completion() -> None:
         t.join(5)
         assert calls == [True]
         ts.assert_no_violations()
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_rule_3_9_bad_request_signals_value_error(name: str) -> None:
+    for _, src in both(list(range(10))):
+        ts = getattr(src, name)(noop).test(0)
+        ts.request(0)
+        ts.assert_no_values().assert_error(ValueError, match="3.9").assert_no_violations()

@@ -431,3 +431,14 @@ def test_rule_3_9_take_last_bad_request_races_the_tail_drain() -> None:
         t.join(5)
         ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
         assert ts.values == list(range(len(ts.values)))
+
+
+@pytest.mark.parametrize(("name", "op", "model"), OPS, ids=[o[0] for o in OPS])
+@pytest.mark.parametrize("bad", [0, -1])
+def test_rule_3_9_bad_request_signals_value_error(name: str, op: Any, model: Any, bad: int) -> None:
+    if name in ("take_last(0)", "ignore_elements"):
+        pytest.skip("completes before any request: a later request is a no-op (rule 3.6); see the never() test")
+    for _, src in both(list(range(10))):
+        ts = op(src).test(0)
+        ts.request(bad)
+        ts.assert_error(ValueError, match="3.9").assert_no_violations()
