@@ -27,8 +27,9 @@ from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, final
 
 from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
+from .._internal.subscriptions import cancel, replace
 from .._spec import Subscriber, Subscription
 from ._base import SubscriberSet, check_error, check_item
 
@@ -308,7 +309,8 @@ class ReplayProcessor(SubscriberSet[T]):
         elif scheduler is not None:
             raise ValueError("ReplayProcessor.create(): scheduler is only used with max_age")
         self._buffer = ReplayBuffer(max_size, max_age, clock)
-        self._upstream: Subscription | None = None  # the latest upstream (for replay()'s disconnect)
+        # the latest upstream, CANCELLED after replay()'s disconnect (race: disconnect vs on_subscribe)
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
     def create(  # type: ignore[override]
@@ -346,16 +348,12 @@ class ReplayProcessor(SubscriberSet[T]):
         check_item(subscription, "on_subscribe")
         if self._done:
             subscription.cancel()
-        else:
-            self._upstream = subscription
+        elif replace(self._upstream, subscription):
             subscription.request(MAX_DEMAND)
 
     def _disconnect(self) -> None:
         """Cancel the upstream (``replay()``'s connection was disposed); subscribers keep the buffer."""
-        up = self._upstream
-        self._upstream = None
-        if up is not None:
-            up.cancel()
+        cancel(self._upstream)
 
     def on_next(self, item: T) -> None:
         if item is None:

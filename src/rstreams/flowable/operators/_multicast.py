@@ -49,9 +49,13 @@ class _Connection(Generic[T]):
         self.connected = AtomicFlag()  # the source is subscribed once (race: two connect() calls)
         self.disposed = AtomicFlag()
 
+    def detach(self) -> None:
+        """Stop being the current connection (new subscribers get a fresh one); no signal, no cancel."""
+        self.owner._current.compare_and_set(self, None)
+
     def dispose(self) -> None:
         if self.disposed.try_set():
-            self.owner._current.compare_and_set(self, None)
+            self.detach()
             self.processor._disconnect()
 
     @property
@@ -112,7 +116,7 @@ class ConnectableFlowable(Flowable[T]):
         conn = self._current_or_fresh(True)
         if on_connect is not None:
             on_connect(conn)
-        if conn.connected.try_set():
+        if conn.connected.try_set() and not conn.disposed.is_set():
             self._source.subscribe(conn.processor)
         return conn
 
@@ -193,15 +197,23 @@ class _AutoConnect(Flowable[T]):
 class _RefConnection:
     """ref_count's view of one connection (fields guarded by the _RefCount lock)."""
 
-    __slots__ = ("count", "connected", "disposable")
+    __slots__ = ("count", "connected", "disposable", "lock", "disconnected_early")
 
-    def __init__(self) -> None:
+    def __init__(self, lock: threading.Lock) -> None:
         self.count = 0
         self.connected = False
         self.disposable: Disposable | None = None
+        self.lock = lock
+        self.disconnected_early = False
 
     def set_disposable(self, d: Disposable) -> None:
-        self.disposable = d
+        # race: the last subscriber left between "connected = True" and connect() handing us the
+        # connection: it is disposed here, before the source is subscribed
+        with self.lock:
+            self.disposable = d
+            early = self.disconnected_early
+        if early:
+            d.dispose()
 
 
 @final
@@ -220,7 +232,7 @@ class _RefCount(Flowable[T]):
         with self._lock:
             rc = self._conn
             if rc is None:
-                rc = _RefConnection()
+                rc = _RefConnection(self._lock)
                 self._conn = rc
             rc.count += 1
             do_connect = not rc.connected and rc.count == self._n
@@ -239,15 +251,19 @@ class _RefCount(Flowable[T]):
                 return
             self._conn = None  # the last subscriber left: disconnect (rule 3.14)
             d = rc.disposable
+            if d is None:
+                rc.disconnected_early = True
+            elif isinstance(d, _Connection):
+                d.detach()  # inside the lock: a subscriber arriving next gets a fresh connection
         if d is not None:
-            d.dispose()
+            d.dispose()  # outside the lock: cancelling runs the upstream's (user) code
 
     def _terminated(self, rc: _RefConnection) -> None:
         with self._lock:
             if self._conn is not rc:
                 return
             self._conn = None  # the next subscriber reconnects
-        self._source.reset()
+            self._source.reset()  # a compare-and-set only; inside the lock (race: terminal vs subscribe)
 
 
 @final
