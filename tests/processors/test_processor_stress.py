@@ -137,7 +137,7 @@ def test_stress_behavior_subscribe_while_emitting(seed: int, undeliverable: list
     def client(k: int) -> Callable[[], None]:
         def run() -> None:
             rng = random.Random(seed * 100 + k)
-            for _ in range(30):
+            for _ in range(20):
                 ts: TestSubscriber[int] = TestSubscriber(rng.choice([0, 2**63 - 1]))
                 with lock:
                     subs.append(ts)
@@ -178,7 +178,7 @@ def test_stress_replay_every_subscriber_gets_everything_once(
     def client(k: int) -> Callable[[], None]:
         def run() -> None:
             rng = random.Random(seed * 100 + k)
-            for _ in range(4):
+            for _ in range(3):
                 ts: TestSubscriber[int] = TestSubscriber(0)
                 rp.subscribe(ts)
                 cancel_after = rng.randint(0, N) if rng.random() < 0.4 else None
@@ -194,7 +194,7 @@ def test_stress_replay_every_subscriber_gets_everything_once(
 
         return run
 
-    run_all([emitter] + [client(k) for k in range(4)])
+    run_all([emitter] + [client(k) for k in range(3)])
     for ts in finals:
         ts.await_done(5).assert_result(*range(N)).assert_no_violations()
     for ts in cancelled:
