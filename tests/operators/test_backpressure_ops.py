@@ -298,11 +298,19 @@ def test_rebatch_honours_downstream_demand() -> None:
     ts.request(1000).assert_result(*range(100)).assert_no_violations()
 
 
+def test_rebatch_delays_errors_behind_buffered_elements() -> None:
+    src = Flowable.concat(Flowable.range(0, 5), Flowable.error(KeyError("k")))
+    ts = src.rebatch_requests(8).test(2)
+    ts.assert_values(0, 1).assert_no_errors()
+    ts.request(3).assert_values(0, 1, 2, 3, 4).assert_error(KeyError).assert_no_violations()
+
+
 def test_rebatch_bounded_queue_overflow_is_missing_backpressure() -> None:
     """An upstream that ignores the batch size overflows the bounded queue of n."""
     ts = Flowable.create(lambda e: [e.on_next(i) for i in range(10)], BackpressureStrategy.MISSING)
     out = ts.rebatch_requests(4).test(0)
-    out.assert_error(MissingBackpressureError).assert_no_violations()
+    out.assert_no_errors()  # delay_error: the error waits behind the 4 buffered elements
+    out.request(10).assert_values(0, 1, 2, 3).assert_error(MissingBackpressureError).assert_no_violations()
     assert "rebatch_requests" in str(out.errors[0])
 
 
@@ -343,6 +351,28 @@ def test_rule_3_9_backpressure_ops_request_zero_signals_value_error(op: Any) -> 
         ts.request(0)
         ts.assert_error(ValueError).assert_no_values().assert_no_violations()
         assert "3.9" in str(ts.errors[0])
+
+
+@pytest.mark.parametrize("op", [lambda f: f.on_backpressure_buffer(), lambda f: f.rebatch_requests(4)])
+def test_rule_3_9_bad_request_in_unbounded_direct_mode(op: Any) -> None:
+    stop = threading.Event()
+
+    def push(e: Any) -> None:
+        def run() -> None:
+            i = 0
+            while not e.is_cancelled and not stop.is_set():
+                e.on_next(i)
+                i += 1
+                time.sleep(0.0005)
+
+        threading.Thread(target=run, daemon=True).start()
+
+    ts = op(Flowable.create(push, BackpressureStrategy.BUFFER)).test()
+    ts.await_count(20, 5)  # by now the upstream thread emits directly (no queue, no atomics)
+    assert getattr(ts.subscription, "_direct", None) is True
+    ts.request(0)
+    ts.await_done(5).assert_error(ValueError).assert_no_violations()
+    stop.set()
 
 
 def test_rule_3_9_buffer_bad_request_after_upstream_completed() -> None:
@@ -395,7 +425,7 @@ def run(f: Flowable[Any], requests: list[int]) -> TestSubscriber[Any]:
     return ts
 
 
-@settings(max_examples=int(__import__("os").environ.get("HYP_N", "50")), deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(), max_size=40), requests_st, st.booleans())
 def test_property_buffer_and_rebatch_are_lossless(data: list[int], requests: list[int], hide: bool) -> None:
     total = sum(requests)
@@ -406,7 +436,7 @@ def test_property_buffer_and_rebatch_are_lossless(data: list[int], requests: lis
         assert ts.completions == (1 if total >= len(data) else 0)
 
 
-@settings(max_examples=int(__import__("os").environ.get("HYP_N", "50")), deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     st.lists(st.integers(), max_size=40),
     requests_st,
@@ -439,7 +469,7 @@ def test_property_bounded_buffer_matches_model(
         assert ts.completions == (1 if total - first >= len(buffered) else 0)
 
 
-@settings(max_examples=int(__import__("os").environ.get("HYP_N", "50")), deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(), max_size=40), requests_st, st.booleans())
 def test_property_drop_and_latest_match_model(data: list[int], requests: list[int], hide: bool) -> None:
     first, total = requests[0], sum(requests)

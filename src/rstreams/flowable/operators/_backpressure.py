@@ -14,6 +14,10 @@ upstream thread, while it owns the drain, switches the operator to "direct" mode
 emits without any atomic operation. This is safe because in that state nothing else can start
 emitting: requests no longer drain (demand is sticky at ``2**63 - 1``) and a cancel only clears.
 
+Rule 3.9: a bad ``request`` is signalled by the drain owner ahead of any buffered element (and the
+upstream is cancelled); in direct mode, where only the upstream's context may signal, it is passed
+to the upstream, which is trusted to validate it and answers with ``on_error``.
+
 Semantics (RxJava's, without ``delay_error``):
 
 * ``on_backpressure_buffer(capacity, on_overflow, on_dropped)`` requests unbounded upstream. On a
@@ -29,7 +33,8 @@ Semantics (RxJava's, without ``delay_error``):
   it compares a monotonic total of requests with a count of emitted elements (no lock per item).
 * ``rebatch_requests(n)`` requests ``n`` upfront and ``n - n // 4`` each time that many have been
   emitted, buffering at most ``n`` (an upstream that sends more breaks rule 1.1:
-  ``MissingBackpressureError``). It is RxJava's ``observeOn(immediate, n)``.
+  ``MissingBackpressureError``). It is RxJava's ``observeOn(immediate, delayError=true, n)``: an
+  error waits behind the buffered elements.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ class _QueueDrainSubscriber(Generic[T]):
         "_error",
         "_cancelled",
         "_bad_request",
+        "_bad_n",
         "_direct",
         "__weakref__",
     )
@@ -108,6 +114,7 @@ class _QueueDrainSubscriber(Generic[T]):
         self._error: BaseException | None = None
         self._cancelled = False
         self._bad_request: BaseException | None = None
+        self._bad_n: Any = 0
         self._direct = False  # unbounded fast path: read and written by the upstream thread only
 
     # -- from upstream --------------------------------------------------------------------------
@@ -233,12 +240,8 @@ class _QueueDrainSubscriber(Generic[T]):
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                if not self._done:
-                    # rule 3.9: the upstream (trusted to validate) signals it through on_error,
-                    # serially with on_next; the drain, if any, stays the only emitter
-                    self._upstream.request(n)
-                    return
-                self._bad_request = err  # post-complete phase: the drain owner signals it
+                self._bad_n = n
+                self._bad_request = err  # rule 3.9: the drain owner signals it, ahead of the queue
                 self._drain()
                 return
         if add_request(self._requested, n) >= _MAX:
@@ -258,6 +261,14 @@ class _QueueDrainSubscriber(Generic[T]):
         self._downstream = None  # rule 3.13
         self._queue.clear()
 
+    def _finish(self, d: Subscriber[T]) -> None:
+        err = self._error
+        self._release()
+        if err is None:
+            d.on_complete()
+        else:
+            d.on_error(err)
+
     def _drain(self) -> None:
         if self._wip.get_and_increment() == 0:
             self._drain_loop(False)
@@ -267,11 +278,17 @@ class _QueueDrainSubscriber(Generic[T]):
         q = self._queue
         requested = self._requested
         lim = self._limit
+        delay_error = lim != 0  # rebatch_requests = observe_on(immediate, delay_error=True, n)
         while True:
             d = self._downstream
             if self._direct or self._cancelled or d is None:
                 if self._cancelled:
                     self._release()
+                elif self._bad_request is not None:
+                    # direct mode: only the upstream's context may signal; the upstream (trusted
+                    # to validate, rule 3.9) answers the bad request with on_error
+                    self._bad_request = None
+                    self._upstream.request(self._bad_n)
             else:
                 r = requested.get()
                 e = 0
@@ -282,26 +299,25 @@ class _QueueDrainSubscriber(Generic[T]):
                         break
                     bad = self._bad_request
                     if bad is not None:
+                        self._upstream.cancel()
                         self._release()
                         d.on_error(bad)
                         break
                     done = self._done  # read before the queue: nothing is appended after done
-                    if done and self._error is not None:
+                    if done and not delay_error and self._error is not None:
                         err = self._error
                         self._release()  # errors are not delayed: buffered elements are discarded
                         d.on_error(err)
                         break
                     if e == r:
                         if done and not q:
-                            self._release()
-                            d.on_complete()
+                            self._finish(d)
                         break
                     try:
                         x = q.popleft()
                     except IndexError:
                         if done:
-                            self._release()
-                            d.on_complete()
+                            self._finish(d)
                         break
                     d.on_next(x)
                     e += 1
