@@ -269,6 +269,8 @@ class BrokenSubscriber:
             raise TypeError("on_next(None)")
         if self.cancelled and "raise_after_cancel" in f:
             raise RuntimeError("on_next after cancel")
+        if "raise_on_next" in f:
+            raise RuntimeError("on_next failed")
         if self.probe is not None:
             self.probe.register_on_next(item)
         if "racy_requests" in f:

@@ -48,6 +48,9 @@ WHITEBOX: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     (W + "py_spec204_must_not_call_subscription_after_processing_on_error", ("request_after_terminal",),
      ("Rule 2.4", "after it had processed on_error")),
     (W + "py_spec207_must_call_request_and_cancel_serially", ("racy_requests",), ("Rule 2.7", "must be serial")),
+    (W + "py_spec201_must_consume_an_asynchronous_helper_publisher", ("raise_on_next",),
+     ("Rule 2.13", "on_next(0) raised RuntimeError")),
+    (W + "py_spec201_must_consume_an_asynchronous_helper_publisher", ("never_request",), ("Rule 2.1",)),
 ]
 
 
@@ -95,6 +98,10 @@ BLACKBOX: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = [
     (B + "spec213_blackbox_on_next_must_throw_type_error_when_parameters_are_none", ("ignore_none",), ("Rule 2.13",)),
     (B + "spec213_blackbox_on_error_must_throw_type_error_when_parameters_are_none", ("ignore_none",), ("Rule 2.13",)),
     (B + "py_spec207_blackbox_must_call_request_and_cancel_serially", ("racy_requests",), ("Rule 2.7",)),
+    (B + "py_spec201_blackbox_must_consume_an_asynchronous_helper_publisher", ("never_request",),
+     ("Rule 2.1", "never requested")),
+    (B + "py_spec201_blackbox_must_consume_an_asynchronous_helper_publisher", ("raise_on_next",),
+     ("Rule 2.13", "raised RuntimeError")),
 ]
 
 

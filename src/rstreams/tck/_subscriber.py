@@ -3,17 +3,82 @@
 from __future__ import annotations
 
 import threading
-from typing import Generic, TypeVar
+import time
+from typing import Any, Generic, TypeVar
 
-from .._spec import Publisher, Subscriber, violation
+from .._spec import Publisher, Subscriber, Subscription, violation
 from ._base import MappedRange, VerificationBase
-from ._env import ManualPublisher, TckSubscription, WhiteboxSubscriberProbe
+from ._env import (
+    ConcurrencyDetector,
+    ManualPublisher,
+    TckSubscription,
+    TestEnvironment,
+    WhiteboxSubscriberProbe,
+)
 from ._outcomes import fail, tck_test
 from ._reference import ThreadPoolIterablePublisher
 
 __all__ = ["SubscriberWhiteboxVerification", "SubscriberBlackboxVerification"]
 
 T = TypeVar("T")
+
+
+class _WatchedSubscription:
+    """Wraps a real Publisher's Subscription: counts requests, flags overlapping calls (rule 2.7)."""
+
+    def __init__(self, env: TestEnvironment, inner: Subscription) -> None:
+        self._inner = inner
+        self.detector = ConcurrencyDetector(env, "2.7", "request/cancel calls on one Subscription")
+        self.requested = 0
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        with self.detector.guard(f"request({n!r})"):
+            if isinstance(n, int) and n > 0:
+                self.requested += n
+            self._inner.request(n)
+
+    def cancel(self) -> None:
+        with self.detector.guard("cancel()"):
+            self.cancelled = True
+            self._inner.cancel()
+
+
+class _SubscriberProxy:
+    """Sits between a real Publisher and the Subscriber under test; records what was delivered and
+    flags a signal method that raises (rule 2.13) instead of letting the error reach the Publisher."""
+
+    def __init__(self, env: TestEnvironment, sub: Subscriber[Any]) -> None:
+        self._env = env
+        self._sub = sub
+        self.subscription: _WatchedSubscription | None = None
+        self.delivered = 0
+        self.terminated = threading.Event()
+        self.last_signal = time.monotonic()
+
+    def _call(self, method: str, *args: Any) -> None:
+        self.last_signal = time.monotonic()
+        try:
+            getattr(self._sub, method)(*args)
+        except Exception as exc:  # noqa: BLE001
+            shown = f"{method}({args[0]!r})" if args else f"{method}()"
+            self._env.flop(violation("2.13", f"{shown} raised {type(exc).__name__}: {exc}"))
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.subscription = _WatchedSubscription(self._env, subscription)
+        self._call("on_subscribe", self.subscription)
+
+    def on_next(self, item: Any) -> None:
+        self.delivered += 1
+        self._call("on_next", item)
+
+    def on_error(self, error: BaseException) -> None:
+        self._call("on_error", error)
+        self.terminated.set()
+
+    def on_complete(self) -> None:
+        self._call("on_complete")
+        self.terminated.set()
 
 
 class _SubscriberVerificationBase(VerificationBase, Generic[T]):
@@ -49,6 +114,15 @@ class _SubscriberVerificationBase(VerificationBase, Generic[T]):
         except Exception as exc:  # noqa: BLE001
             fail(violation("2.13", f"{method}(None) must raise TypeError, but raised {type(exc).__name__}: {exc}"))
         fail(violation("2.13", f"{method}(None) returned normally; it must raise TypeError"))
+
+    def _subscribe_to_helper(self, sub: Subscriber[T], elements: int) -> _SubscriberProxy:
+        proxy = _SubscriberProxy(self.env, sub)
+        try:
+            pub = self.create_helper_publisher(elements)
+            pub.subscribe(proxy)
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: the helper publisher failed: {type(exc).__name__}: {exc}")
+        return proxy
 
     def _serial_calls(self, publisher: ManualPublisher[T], start_id: int) -> None:
         """Send up to 20 elements, each on a different thread (serially), as demand allows (rule 2.7)."""
@@ -358,6 +432,23 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
         self.env.verify_no_violations()
 
     @tck_test()
+    def test_required_py_spec201_must_consume_an_asynchronous_helper_publisher(self) -> None:
+        """Rule 2.1 with a real asynchronous Publisher (create_helper_publisher, signals on pool
+        threads): after puppet.trigger_request(11) the Subscriber processes the 10 elements in order
+        and the completion; its signal methods return normally (2.13), its calls stay serial (2.7)."""
+        probe: WhiteboxSubscriberProbe[T] = WhiteboxSubscriberProbe(self.env)
+        try:
+            sub = self.create_subscriber(probe)
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: create_subscriber(probe) raised {type(exc).__name__}: {exc}")
+        self._subscribe_to_helper(sub, 10)
+        probe.puppet().trigger_request(11)
+        for i in range(10):
+            probe.expect_next(self.create_element(i), "2.1")
+        probe.expect_completion("2.9")
+        self.env.verify_no_violations()
+
+    @tck_test()
     def test_required_py_spec207_must_call_request_and_cancel_serially(self) -> None:
         """Rule 2.7 (JVM: untested): elements arrive from a different thread each time (serially); the
         Subscription flags request/cancel calls that overlap in time from two threads."""
@@ -576,6 +667,32 @@ class SubscriberBlackboxVerification(_SubscriberVerificationBase[T]):
         """a Publisher rule; checked by PublisherVerification.test_required_py_spec316"""
 
     # -- Python additions ----------------------------------------------------------------------------
+    @tck_test()
+    def test_required_py_spec201_blackbox_must_consume_an_asynchronous_helper_publisher(self) -> None:
+        """Rule 2.1 with a real asynchronous Publisher (create_helper_publisher, signals on pool
+        threads): the Subscriber requests, its signal methods return normally (2.13) and its calls on
+        the Subscription stay serial (2.7) until the stream completes or the Subscriber stops asking."""
+        try:
+            sub = self.create_subscriber()
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: create_subscriber() raised {type(exc).__name__}: {exc}")
+        proxy = self._subscribe_to_helper(sub, 10)
+        try:
+            self.trigger_request(sub)
+        except Exception as exc:  # noqa: BLE001
+            fail(f"setup: trigger_request(subscriber) raised {type(exc).__name__}: {exc}")
+        quiet = 2 * self.env.no_signals_timeout
+        deadline = time.monotonic() + self.env.timeout * 5
+        while not proxy.terminated.wait(self.env.poll_timeout):
+            if time.monotonic() > deadline or time.monotonic() - proxy.last_signal > max(quiet, self.env.timeout):
+                break
+        watched = proxy.subscription
+        if watched is None:
+            fail(violation("1.9", "kit error: the helper publisher did not call on_subscribe"))
+        if watched.requested == 0:
+            fail(violation("2.1", "the Subscriber never requested from an asynchronous Publisher"))
+        self.env.verify_no_violations()
+
     @tck_test()
     def test_required_py_spec207_blackbox_must_call_request_and_cancel_serially(self) -> None:
         """Rule 2.7 (JVM: untested): as the whitebox test, for a blackbox Subscriber."""
