@@ -291,3 +291,38 @@ def test_to_serialized_on_subscribe_forwards() -> None:
     sp = up.to_serialized()
     Flowable.range(0, 3).subscribe(sp)
     up.test().assert_result(0, 1, 2).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------- rule 3.13
+
+
+def _make(kind: str) -> Any:
+    from rstreams.processors import AsyncProcessor, BehaviorProcessor
+
+    if kind == "multicast":
+        mp = MulticastProcessor.create()
+        mp.start()
+        return mp
+    return {
+        "publish": PublishProcessor.create,
+        "behavior": lambda: BehaviorProcessor.create(default=1),
+        "replay": ReplayProcessor.create,
+        "unicast": UnicastProcessor.create,
+        "async": AsyncProcessor.create,
+    }[kind]()
+
+
+@pytest.mark.parametrize("kind", ["publish", "behavior", "replay", "unicast", "async", "multicast"])
+def test_rule_3_13_processor_drops_the_subscriber_on_cancel(kind: str) -> None:
+    import gc
+    import weakref
+
+    p = _make(kind)
+    p.on_next(5) if kind != "multicast" else p.offer(5)
+    ts: TestSubscriber[Any] = p.test(1)
+    ts.cancel()
+    ref = weakref.ref(ts)
+    del ts
+    gc.collect()
+    assert ref() is None, f"{kind}: the processor still references a cancelled subscriber"
+    assert not p.has_subscribers
