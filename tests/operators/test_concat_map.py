@@ -256,3 +256,13 @@ def test_property_concat_map_equals_nested_comprehension(
     ts = run_pattern(src.concat_map(mapper, prefetch=prefetch), pattern)
     assert ts.values == [y for x in data for y in model(x)]
     ts.assert_complete().assert_no_violations()
+
+
+def test_concat_map_upstream_over_delivering_is_missing_backpressure() -> None:
+    from operators.test_merge_zip import OverEmitter
+    from rstreams import MissingBackpressureError
+
+    bad = OverEmitter(10)
+    ts = Flowable.from_publisher(bad).concat_map(lambda x: Flowable.never(), prefetch=2).test(0)
+    ts.assert_error(MissingBackpressureError).assert_no_violations()
+    assert bad.cancelled

@@ -508,3 +508,48 @@ def test_no_undeliverable_errors_in_normal_runs() -> None:
         Flowable.merge(Flowable.range(0, 10).hide(), Flowable.just(1)).test().assert_complete()
         Flowable.zip(Flowable.range(0, 10).hide(), Flowable.just(1)).test().assert_complete()
     assert not errs
+
+
+class OverEmitter:
+    """A rule 1.1 breaking publisher: on the first request it emits ``count`` elements at once."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.cancelled = False
+
+    def subscribe(self, subscriber: Any) -> None:
+        outer = self
+
+        class Sub:
+            fired = False
+
+            def request(self, n: int) -> None:
+                if not self.fired:
+                    self.fired = True
+                    for i in range(outer.count):
+                        if outer.cancelled:
+                            return
+                        subscriber.on_next(i)
+
+            def cancel(self) -> None:
+                outer.cancelled = True
+
+        subscriber.on_subscribe(Sub())
+
+
+def test_merge_source_over_delivering_is_missing_backpressure() -> None:
+    from rstreams import MissingBackpressureError
+
+    bad = OverEmitter(10)
+    ts = Flowable.merge(bad, Flowable.never(), prefetch=4).test(0)
+    ts.assert_error(MissingBackpressureError).assert_no_violations()
+    assert bad.cancelled
+
+
+def test_zip_source_over_delivering_is_missing_backpressure() -> None:
+    from rstreams import MissingBackpressureError
+
+    bad = OverEmitter(10)
+    ts = Flowable.zip(bad, Flowable.never(), prefetch=4).test(0)
+    ts.assert_error(MissingBackpressureError).assert_no_violations()
+    assert bad.cancelled

@@ -37,6 +37,7 @@ from .._base import none_result_error
 from .._flowable import Flowable
 from ..sources._basic import NOTHING, scalar_value
 from ._concat import NOOP_SUBSCRIBER
+from ._merge import _overflow
 
 __all__ = ["concat_map"]
 
@@ -152,7 +153,12 @@ class _ConcatMapSubscriber:
             subscription.request(self._prefetch)
 
     def on_next(self, item: Any) -> None:
-        self._queue.append(item)
+        q = self._queue
+        q.append(item)
+        if len(q) > self._prefetch:  # the upstream broke rule 1.1 (RxJava: "queue is full")
+            cancel(self._upstream)
+            self.on_error(_overflow("concat_map", self._prefetch))
+            return
         self._drain()
 
     def on_error(self, error: BaseException) -> None:

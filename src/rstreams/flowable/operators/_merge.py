@@ -31,6 +31,7 @@ from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
+from ...errors import MissingBackpressureError
 from .._flowable import Flowable
 from ..sources._basic import NOTHING, scalar_value
 from ._concat import NOOP_SUBSCRIBER, as_flowable
@@ -40,6 +41,13 @@ __all__ = ["merge"]
 T = TypeVar("T")
 
 _MAX: Final = MAX_DEMAND
+
+
+def _overflow(op: str, prefetch: int) -> MissingBackpressureError:
+    return MissingBackpressureError(
+        f"{op}(): a source emitted more than the {prefetch} elements requested from it (rule 1.1); "
+        "put on_backpressure_buffer()/drop()/latest() on that source"
+    )
 
 
 @final
@@ -63,10 +71,18 @@ class _MergeInner:
             subscription.request(self._prefetch)
 
     def on_next(self, item: Any) -> None:
-        self.queue.append(item)
+        q = self.queue
+        q.append(item)
+        if len(q) > self._prefetch:  # the source broke rule 1.1 (RxJava: "queue is full")
+            self.cancel()
+            self.on_error(_overflow("merge", self._prefetch))
+            return
         self._parent.drain()
 
     def on_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error, "merge: a source signalled on_error after terminating")
+            return
         self.done = True
         self._parent.inner_error(error)
 

@@ -35,6 +35,7 @@ from .._base import none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer
 from ._concat import NOOP_SUBSCRIBER, as_flowable
+from ._merge import _overflow
 
 __all__ = ["zip_"]
 
@@ -62,10 +63,18 @@ class _ZipInner:
             subscription.request(self._prefetch)
 
     def on_next(self, item: Any) -> None:
-        self.queue.append(item)
+        q = self.queue
+        q.append(item)
+        if len(q) > self._prefetch:  # the source broke rule 1.1 (RxJava: "queue is full")
+            self.cancel()
+            self.on_error(_overflow("zip", self._prefetch))
+            return
         self._parent.drain()
 
     def on_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error, "zip: a source signalled on_error after terminating")
+            return
         self.done = True
         self._parent.fail(error)
 
