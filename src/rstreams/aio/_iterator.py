@@ -49,7 +49,7 @@ from .._internal import plugins
 from .._internal.atomics import AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND
 from .._internal.subscriptions import CANCELLED, cancel, set_once
-from .._spec import Publisher, Subscriber, Subscription, null_element_message
+from .._spec import Publisher, Subscription, null_element_message
 from ..errors import NoneElementError, NoSuchElementError
 
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ class AsyncIteratorSubscriber(Generic[T]):
 
 def _fusion_of(source: object) -> Fusion[Any] | None:
     fz = getattr(source, "_fused", None)
-    return fz() if fz is not None else None  # type: ignore[no-any-return]
+    return fz() if fz is not None else None
 
 
 async def _consume_fused(fusion: Fusion[T]) -> AsyncGenerator[T, None]:
@@ -258,7 +258,7 @@ class FlowableAsyncIterator(Generic[T]):
         return self._sub
 
     def _close_now(self) -> None:
-        agen = self._agen
+        agen: Any = self._agen
         if agen.ag_frame is None or agen.ag_running:
             return
         aw = agen.aclose()

@@ -28,7 +28,7 @@ import asyncio
 from asyncio import AbstractEventLoop
 from asyncio.events import _get_running_loop
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
-from typing import Any, Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, cast, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
@@ -242,7 +242,7 @@ class _FromAsyncIterable(Flowable[T]):
         try:
             loop.call_soon_threadsafe(sub.start)  # every signal on the loop thread (rule 1.3)
         except RuntimeError:
-            error_empty(subscriber, LoopClosedError(f"{self._name}(): the event loop {loop!r} is closed"))
+            error_empty(cast("Subscriber[Any]", subscriber), LoopClosedError(f"{self._name}(): the event loop {loop!r} is closed"))
 
     def __repr__(self) -> str:
         return f"Flowable.{self._name}({self._aiterable!r})"

@@ -2,19 +2,226 @@
 
 Methods here follow the same rules as ``_flowable.py``: thin, lazily importing their operator
 module, each with a docstring holding a small example and "Backpressure:"/"Scheduler:" notes.
+asyncio itself is imported only inside the methods (``import rstreams`` stays light).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 if TYPE_CHECKING:
-    pass
+    from asyncio import AbstractEventLoop
+
+    from ..aio._iterator import FlowableAsyncIterator
+    from ._flowable import Flowable
 
 __all__ = ["AsyncioMixin"]
 
 T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _this(mixin: AsyncioMixin[T]) -> Flowable[T]:
+    """The Flowable a mixin method was called on (``self: Flowable[T]`` annotations on a mixin are
+    rejected by mypy --strict: the mixin is not a subclass of Flowable)."""
+    return cast("Flowable[T]", mixin)
 
 
 class AsyncioMixin(Generic[T]):
     __slots__ = ()
+
+    # ------------------------------------------------------------------------------------------
+    # Consuming from asyncio
+
+    def __aiter__(self) -> AsyncIterator[T]:
+        """``async for x in flowable``: iterate with a prefetch of 128 (see :meth:`to_async_iterator`).
+
+        Example::
+
+            async for x in Flowable.range(0, 5).map(lambda x: x * 2):
+                print(x)
+
+        Backpressure: requests 128, then 96 at a time as elements are consumed.
+
+        Scheduler: the loop body runs on the awaiting task; the upstream runs where it runs.
+        """
+        from ..aio._iterator import aiter_of
+
+        return aiter_of(_this(self))
+
+    def to_async_iterator(self, prefetch: int = 128) -> FlowableAsyncIterator[T]:
+        """An async iterator over this Flowable, buffering at most ``prefetch`` elements.
+
+        Example::
+
+            it = Flowable.range(0, 1000).to_async_iterator(prefetch=32)
+            async for x in it:
+                if x > 10:
+                    break            # cancels the upstream
+
+        The subscription is made on the first ``__anext__`` (on the loop that awaits it), so the
+        iterator can be created in one coroutine and consumed in another task. Leaving the loop
+        (``break``, an exception, task cancellation, ``asyncio.timeout``) or ``aclose()`` cancels
+        the upstream; the stream's error is raised from ``__anext__`` with its traceback.
+
+        Backpressure: requests ``prefetch``, then replenishes in batches of ``prefetch - prefetch//4``
+        as elements are consumed: a slow consumer holds at most ``prefetch`` elements in memory.
+
+        Scheduler: a synchronous upstream (e.g. a fused ``range().map().filter()``) emits on the
+        loop thread inside the consumer's request, with no thread hop; a producer on another thread
+        hands elements over with one ``call_soon_threadsafe`` per burst, never per element.
+        """
+        from ..aio._iterator import to_async_iterator
+
+        return to_async_iterator(_this(self), prefetch)
+
+    def __await__(self) -> Generator[Any, None, T]:
+        """``await flowable``: the last element (``NoSuchElementError`` if the stream is empty).
+
+        Example::
+
+            total = await Flowable.range(1, 4).reduce(lambda a, b: a + b)   # 10
+            items = await Flowable.range(0, 3).to_list()                    # [0, 1, 2]
+            first = await Flowable.range(5, 100).first()                    # 5
+
+        The stream's error is raised with its traceback; cancelling the awaiting task (or an
+        ``asyncio.timeout``) cancels the subscription.
+
+        Backpressure: requests unbounded demand (use ``first()``/``take(n)`` to bound it).
+
+        Scheduler: no thread of its own; a synchronous upstream completes without suspending, a
+        producer on another thread resolves the await with one ``call_soon_threadsafe``.
+        """
+        from ..aio._iterator import await_generator
+
+        return await_generator(_this(self))
+
+    # ------------------------------------------------------------------------------------------
+    # Producing from asyncio
+
+    @staticmethod
+    def from_async_iterable(aiterable: AsyncIterable[R], loop: AbstractEventLoop | None = None) -> Flowable[R]:
+        """A Flowable that pulls from an async iterable, one ``__anext__`` at a time, on demand.
+
+        Example::
+
+            async def ticks():
+                for i in range(3):
+                    await asyncio.sleep(0.01)
+                    yield i
+
+            Flowable.from_async_iterable(ticks()).test().await_done(1).assert_result(0, 1, 2)
+
+        Each subscription calls ``aiterable.__aiter__()`` (an async generator *object* can be
+        iterated only once: pass a fresh one per subscription, or an object whose ``__aiter__``
+        makes a new iterator). Cancelling closes the iterator (``aclose()``) on the loop. An
+        exception from ``__anext__`` becomes ``on_error`` with its traceback; ``None`` -> TypeError.
+
+        Backpressure: pulls only while there is demand; no buffering.
+
+        Scheduler: runs on ``loop`` if given, else on the subscribing thread's running loop, else
+        on the shared background loop thread ``rstreams-aio-loop``. Every signal is delivered on
+        that loop's thread.
+        """
+        from ..aio._sources import from_async_iterable
+
+        return from_async_iterable(aiterable, loop)
+
+    @staticmethod
+    def from_coroutine(fn: Callable[[], Awaitable[R]]) -> Flowable[R]:
+        """A single-valued Flowable: awaits ``fn()`` when first requested, then completes.
+
+        Example::
+
+            async def fetch():
+                await asyncio.sleep(0.01)
+                return 42
+
+            assert await Flowable.from_coroutine(fetch) == 42
+
+        ``fn`` is called once per subscription (a coroutine object cannot be awaited twice).
+        Cancelling the subscription cancels the running coroutine. A ``None`` result is a
+        TypeError; an exception becomes ``on_error`` with its traceback.
+
+        Backpressure: nothing runs until the first ``request``.
+
+        Scheduler: like :meth:`from_async_iterable` (running loop at subscribe time, else the
+        background loop thread ``rstreams-aio-loop``).
+        """
+        from ..aio._sources import from_coroutine
+
+        return from_coroutine(fn)
+
+    # ------------------------------------------------------------------------------------------
+    # Async operators
+
+    def map_async(
+        self,
+        async_fn: Callable[[T], Awaitable[R]],
+        max_concurrency: int = 16,
+        ordered: bool = True,
+        *,
+        prefetch: int | None = None,
+    ) -> Flowable[R]:
+        """Map each element with a coroutine function, running up to ``max_concurrency`` at once.
+
+        Example::
+
+            async def fetch(url):
+                await asyncio.sleep(0.01)
+                return url.upper()
+
+            result = await Flowable.just("a", "b", "c").map_async(fetch, max_concurrency=2).to_list()
+            # ['A', 'B', 'C']  (ordered=False: in completion order)
+
+        ``ordered=True`` emits results in input order (a reorder buffer holds the ones that finish
+        early); ``ordered=False`` emits them as they complete. An exception in a coroutine cancels
+        the other running coroutines and the upstream, then signals ``on_error`` with its
+        traceback. A ``None`` result is a TypeError.
+
+        Backpressure: the upstream is asked for at most ``max_concurrency + prefetch`` elements
+        ahead (``prefetch`` defaults to ``max_concurrency``), replenished in batches as results are
+        emitted; results wait for downstream demand, so memory is bounded by that window.
+
+        Scheduler: the coroutines run on the subscribing thread's running loop, else on the
+        background loop thread ``rstreams-aio-loop``; results are emitted on that loop's thread
+        (add ``observe_on`` to move them elsewhere).
+        """
+        from ..aio._map_async import map_async
+
+        return map_async(_this(self), async_fn, max_concurrency, ordered, prefetch)
+
+    def flat_map_async(
+        self,
+        async_fn: Callable[[T], AsyncIterable[R]],
+        max_concurrency: int = 16,
+        *,
+        prefetch: int = 32,
+    ) -> Flowable[R]:
+        """Map each element to an async iterable (e.g. an async generator) and merge them.
+
+        Example::
+
+            async def pages(user):
+                for p in range(2):
+                    await asyncio.sleep(0.001)
+                    yield f"{user}-{p}"
+
+            await Flowable.just("a", "b").flat_map_async(pages).to_list()
+            # ['a-0', 'b-0', 'a-1', 'b-1'] (interleaved as they arrive)
+
+        At most ``max_concurrency`` inner async iterables are consumed at once; each is pulled one
+        ``__anext__`` at a time under demand (see :meth:`from_async_iterable`). ``async_fn`` may
+        also be a coroutine function returning an (async) iterable. Errors cancel everything and
+        are signalled with their traceback.
+
+        Backpressure: the upstream is asked for ``max_concurrency`` elements ahead, then one per
+        finished inner; each inner is prefetched with ``prefetch`` elements, replenished at 75%.
+
+        Scheduler: the async iterables run on the subscribing thread's running loop, else on the
+        background loop thread ``rstreams-aio-loop``; elements are emitted on that loop's thread.
+        """
+        from ..aio._map_async import flat_map_async
+
+        return flat_map_async(_this(self), async_fn, max_concurrency, prefetch)

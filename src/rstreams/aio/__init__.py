@@ -1,0 +1,47 @@
+"""rstreams.aio: one backpressured model across synchronous code, threads and asyncio coroutines.
+
+Consuming (methods of :class:`~rstreams.Flowable`)::
+
+    async for x in flowable: ...                      # prefetch 128, replenished at 75%
+    async for x in flowable.to_async_iterator(prefetch=32): ...
+    last = await flowable                             # also await f.first(), f.to_list(), ...
+
+Producing::
+
+    Flowable.from_async_iterable(agen(), loop=None)   # pulls one __anext__ at a time, on demand
+    Flowable.from_coroutine(fetch)                    # awaits fetch() when requested
+    flowable.map_async(fetch, max_concurrency=16, ordered=True)
+    flowable.flat_map_async(pages, max_concurrency=16)
+
+Scheduling: :class:`AsyncioScheduler` runs a Worker's tasks on an event loop, entered safely from
+any thread (``flowable.observe_on(AsyncioScheduler(loop))``). Coroutines of the sources and async
+operators run on the subscribing thread's running loop, or, when there is none, on one shared
+daemon thread ``rstreams-aio-loop`` (:func:`background_loop`), started lazily.
+
+Cancellation: leaving an ``async for``, cancelling the consuming task or an ``asyncio.timeout`` is
+a Reactive Streams ``cancel``; errors raised in coroutines reach ``on_error`` with their traceback.
+"""
+
+from __future__ import annotations
+
+from ._iterator import AsyncIteratorSubscriber, FlowableAsyncIterator, await_last, to_async_iterator
+from ._loop import LoopClosedError, background_loop, stop_background_loop
+from ._map_async import flat_map_async, map_async
+from ._scheduler import AsyncioScheduler, AsyncioWorker
+from ._sources import from_async_iterable, from_coroutine
+
+__all__ = [
+    "AsyncIteratorSubscriber",
+    "AsyncioScheduler",
+    "AsyncioWorker",
+    "FlowableAsyncIterator",
+    "LoopClosedError",
+    "await_last",
+    "background_loop",
+    "flat_map_async",
+    "from_async_iterable",
+    "from_coroutine",
+    "map_async",
+    "stop_background_loop",
+    "to_async_iterator",
+]

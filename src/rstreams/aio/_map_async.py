@@ -1,0 +1,403 @@
+"""``map_async`` and ``flat_map_async``: coroutines as operators, with backpressure.
+
+``map_async(async_fn, max_concurrency=k, ordered=True, prefetch=k)``
+    Each upstream element becomes a task ``async_fn(x)`` on one event loop (the subscribing
+    thread's running loop, else the background loop thread ``rstreams-aio-loop``). At most ``k``
+    tasks run at once. The upstream is asked for a window of ``k + prefetch`` elements and
+    replenished in batches (``prefetch - prefetch // 4``) as results leave towards the downstream,
+    so elements waiting to start, running, or finished but not yet requested never exceed that
+    window. ``ordered=True`` emits in input order (the deque of tasks is the reorder buffer: only
+    a finished head is emitted); ``ordered=False`` emits tasks in the order they finish.
+
+    Queue-drain pinned to the loop thread: every event (an upstream element, a downstream
+    request, a finished task, cancel) bumps ``_wip``; whoever moves it from 0 runs the drain
+    directly when it is on the loop thread, and otherwise schedules it there with one
+    ``call_soon_threadsafe`` per burst (race: several threads wanting to start tasks or emit;
+    tasks may only be created, inspected and cancelled on their loop, and rule 1.3 wants one
+    emitter). So task bookkeeping (``_running``, ``_active``, ``_tasks``) is touched by the loop
+    thread only and needs no lock. ``_wip`` starts at 1 and is released after ``on_subscribe``
+    returns, so nothing is emitted while the downstream is still inside ``on_subscribe``.
+
+    Errors are eager: the first failed task (or upstream error, or rule 3.9 bad request) cancels
+    the upstream and every running task, and is signalled with its traceback; later errors go to
+    the undeliverable hook.
+
+``flat_map_async(async_fn, max_concurrency=k, prefetch=p)``
+    ``flat_map`` over ``from_async_iterable(async_fn(x))`` on the loop chosen at subscribe time:
+    at most ``k`` inner async iterables at once, each pulled one ``__anext__`` at a time under a
+    prefetch of ``p``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from asyncio import AbstractEventLoop, Task
+from asyncio.events import _get_running_loop
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
+from typing import Any, Final, Generic, TypeVar, final
+
+from .._internal import plugins
+from .._internal.atomics import AtomicInt
+from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from .._internal.subscriptions import CANCELLED
+from .._spec import Publisher, Subscriber, Subscription
+from ..flowable._base import none_result_error
+from ..flowable._flowable import Flowable
+from ._loop import LoopClosedError, resolve_loop
+from ._sources import _FromAsyncIterable
+
+__all__ = ["map_async", "flat_map_async"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+_MAX: Final = MAX_DEMAND
+
+
+_PENDING: Final = object()
+
+
+@final
+class _MapAsyncSubscriber(Generic[T, R]):
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_fn", "_k", "_ordered", "_window", "_limit", "_loop", "_upstream", "_inbox",
+        "_out", "_workers", "_nworkers", "_requested", "_wip", "_error", "_done", "_cancelled",
+        "_consumed", "__weakref__",
+    )
+
+    def __init__(
+        self,
+        downstream: Subscriber[R],
+        fn: Callable[[T], Awaitable[R]],
+        k: int,
+        ordered: bool,
+        prefetch: int,
+        loop: AbstractEventLoop,
+    ) -> None:
+        self._downstream: Subscriber[R] | None = downstream
+        self._fn = fn
+        self._k = k
+        self._ordered = ordered
+        self._window = k + prefetch
+        self._limit = max(1, prefetch - (prefetch >> 2))
+        self._loop = loop
+        self._upstream: Subscription = CANCELLED
+        self._inbox: deque[T] = deque()  # upstream (any thread) -> workers (loop thread)
+        # ordered: one slot per started element, in input order (the reorder buffer);
+        # unordered: finished results in completion order. Loop thread only.
+        self._out: deque[Any] = deque()
+        self._workers: set[Task[None]] = set()  # loop thread only
+        self._nworkers = 0  # loop thread only
+        self._requested = AtomicInt(0)
+        self._wip = AtomicInt(1)  # race: many signalling threads, one drain on the loop (held during on_subscribe)
+        self._error: BaseException | None = None
+        self._done = False
+        self._cancelled = False
+        self._consumed = 0  # loop thread only (inside the drain)
+
+    # -- upstream -----------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        d = self._downstream
+        if d is not None:
+            d.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(self._window)
+        if self._wip.add_and_get(-1) != 0:  # signals arrived while we held the drain
+            self._run_drain()
+
+    def on_next(self, item: T) -> None:
+        if self._done:
+            return
+        self._inbox.append(item)
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "map_async: on_error after termination")
+            return
+        self._done = True
+        self._fail(error)
+
+    def on_complete(self) -> None:
+        self._done = True
+        self._drain()
+
+    # -- downstream ---------------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._upstream.cancel()
+                self._fail(err)  # rule 3.9, delivered by the drain
+                return
+        add_request(self._requested, n)
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._upstream.cancel()
+        self._drain()  # the drain (on the loop) cancels the running coroutines
+        self._downstream = None  # rule 3.13
+
+    def _fail(self, error: BaseException) -> None:
+        if self._error is None and not self._cancelled:
+            self._error = error
+        elif not isinstance(error, asyncio.CancelledError):
+            plugins.on_error(error, "map_async: error after termination")
+        self._drain()
+
+    # -- workers (loop thread) ----------------------------------------------------------------
+    async def _work(self) -> None:
+        """One of at most k workers: takes elements from the inbox until it is empty. A finished
+        coroutine's worker takes the next element at once (no extra loop iteration per element)."""
+        inbox = self._inbox
+        out = self._out
+        fn = self._fn
+        ordered = self._ordered
+        try:
+            while inbox and not self._cancelled and self._error is None:
+                item = inbox.popleft()
+                slot: list[Any] | None = None
+                if ordered:
+                    slot = [_PENDING]
+                    out.append(slot)
+                try:
+                    v = await fn(item)
+                except asyncio.CancelledError:
+                    if self._cancelled or self._error is not None:
+                        raise  # our own cancel (downstream cancel or another coroutine failed)
+                    self._fail(asyncio.CancelledError("map_async(): a coroutine was cancelled"))
+                    raise
+                except Exception as ex:  # the coroutine's error, with its traceback
+                    self._fail(ex)
+                    return
+                if v is None:
+                    self._fail(none_result_error("map_async", "the coroutine"))
+                    return
+                if slot is not None:
+                    slot[0] = v
+                else:
+                    out.append(v)
+                self._drain()
+        finally:
+            self._nworkers -= 1
+            self._drain()
+
+    def _on_worker_done(self, task: Task[None]) -> None:
+        self._workers.discard(task)
+
+    # -- the drain (loop thread) --------------------------------------------------------------
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() == 0:
+            self._run_drain()
+
+    def _run_drain(self) -> None:
+        loop = self._loop
+        if _get_running_loop() is loop:
+            self._drain_loop()
+            return
+        try:
+            loop.call_soon_threadsafe(self._drain_loop)  # once per burst
+        except RuntimeError:  # the loop is closed: fail the stream from here (nothing else runs)
+            self._upstream.cancel()
+            self._cancelled = True
+            d = self._downstream
+            self._downstream = None
+            if d is not None:
+                d.on_error(LoopClosedError(f"map_async(): the event loop {loop!r} is closed"))
+
+    def _drain_loop(self) -> None:
+        missed = 1
+        wip = self._wip
+        requested = self._requested
+        inbox = self._inbox
+        out = self._out
+        ordered = self._ordered
+        k = self._k
+        loop = self._loop
+        while True:
+            if self._cancelled:
+                self._cleanup()
+                return
+            d = self._downstream
+            if d is None:
+                self._cleanup()
+                return
+            err = self._error
+            if err is not None:
+                self._terminate(d, err)
+                return
+            # 1. emit finished results up to demand
+            r = requested.get()
+            e = 0
+            while e != r and out:
+                if ordered:
+                    v = out[0][0]
+                    if v is _PENDING:
+                        break  # the head is still running: the reorder buffer waits
+                    out.popleft()
+                else:
+                    v = out.popleft()
+                d.on_next(v)
+                e += 1
+                if self._cancelled:
+                    self._cleanup()
+                    return
+            if e:
+                if r < _MAX:
+                    produced(requested, e)  # published once per batch
+                c = self._consumed + e
+                if c >= self._limit and not self._done:
+                    self._consumed = 0
+                    self._upstream.request(c)  # replenish the window in batches
+                else:
+                    self._consumed = c
+            # 2. start workers for waiting elements, up to the concurrency limit
+            n = self._nworkers
+            start = min(len(inbox), k) - n
+            for _ in range(start):
+                self._nworkers = n = n + 1
+                t = loop.create_task(self._work())
+                self._workers.add(t)
+                t.add_done_callback(self._on_worker_done)
+            if self._done and n == 0 and not inbox and not out and self._error is None:
+                self._terminate(d, None)
+                return
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _cleanup(self) -> None:
+        self._inbox.clear()
+        self._out.clear()
+        workers = self._workers
+        self._workers = set()
+        me = asyncio.current_task()
+        for t in workers:
+            if t is not me:
+                t.cancel()
+
+    def _terminate(self, d: Subscriber[R], error: BaseException | None) -> None:
+        self._cancelled = True
+        self._downstream = None
+        self._upstream.cancel()
+        self._cleanup()
+        if error is None:
+            d.on_complete()
+        else:
+            d.on_error(error)
+
+
+@final
+class _MapAsyncFlowable(Flowable[R]):
+    __slots__ = ("_source", "_fn", "_k", "_ordered", "_prefetch")
+
+    def __init__(self, source: Publisher[T], fn: Callable[[T], Awaitable[R]], k: int, ordered: bool, prefetch: int) -> None:
+        self._source = source
+        self._fn = fn
+        self._k = k
+        self._ordered = ordered
+        self._prefetch = prefetch
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        loop = resolve_loop(None)
+        self._source.subscribe(_MapAsyncSubscriber(subscriber, self._fn, self._k, self._ordered, self._prefetch, loop))
+
+
+def _check_positive(op: str, name: str, v: object) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+        raise ValueError(f"{op}(): {name} must be a positive int, got {v!r}")
+
+
+def map_async(
+    source: Publisher[T],
+    async_fn: Callable[[T], Awaitable[R]],
+    max_concurrency: int = 16,
+    ordered: bool = True,
+    prefetch: int | None = None,
+) -> Flowable[R]:
+    if not callable(async_fn):
+        raise TypeError("map_async(): async_fn must be callable (element -> awaitable)")
+    _check_positive("map_async", "max_concurrency", max_concurrency)
+    if prefetch is None:
+        prefetch = max_concurrency
+    _check_positive("map_async", "prefetch", prefetch)
+    return _MapAsyncFlowable(source, async_fn, max_concurrency, bool(ordered), prefetch)
+
+
+# ---------------------------------------------------------------------------------------------
+# flat_map_async
+
+
+@final
+class _AwaitedIterable(Generic[R]):
+    """An awaitable that resolves to an (async) iterable, seen as an async iterable."""
+
+    __slots__ = ("_aw",)
+
+    def __init__(self, aw: Awaitable[Any]) -> None:
+        self._aw = aw
+
+    def __aiter__(self) -> AsyncGenerator[R, None]:
+        return self._run()
+
+    async def _run(self) -> AsyncGenerator[R, None]:
+        src = await self._aw
+        if hasattr(src, "__aiter__"):
+            async for x in src:
+                yield x
+        else:
+            for x in src:
+                yield x
+
+
+@final
+class _FlatMapAsyncFlowable(Flowable[R]):
+    __slots__ = ("_source", "_fn", "_k", "_prefetch")
+
+    def __init__(self, source: Flowable[T], fn: Callable[[T], AsyncIterable[R]], k: int, prefetch: int) -> None:
+        self._source = source
+        self._fn = fn
+        self._k = k
+        self._prefetch = prefetch
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        from ..flowable.operators._flat_map import flat_map
+
+        loop = resolve_loop(None)
+        fn = self._fn
+
+        def mapper(x: Any) -> Any:
+            res: Any = fn(x)
+            if res is None:
+                return None
+            if not hasattr(res, "__aiter__"):
+                if not hasattr(res, "__await__"):
+                    raise TypeError(
+                        f"flat_map_async(): async_fn must return an async iterable or an awaitable, "
+                        f"got {type(res).__name__}"
+                    )
+                res = _AwaitedIterable(res)
+            return _FromAsyncIterable(res, loop, "flat_map_async")
+
+        flat_map(self._source, mapper, self._k, self._prefetch).subscribe(subscriber)
+
+
+def flat_map_async(
+    source: Flowable[T],
+    async_fn: Callable[[T], AsyncIterable[R]],
+    max_concurrency: int = 16,
+    prefetch: int = 32,
+) -> Flowable[R]:
+    if not callable(async_fn):
+        raise TypeError("flat_map_async(): async_fn must be callable (element -> async iterable)")
+    _check_positive("flat_map_async", "max_concurrency", max_concurrency)
+    _check_positive("flat_map_async", "prefetch", prefetch)
+    return _FlatMapAsyncFlowable(source, async_fn, max_concurrency, prefetch)
