@@ -2,19 +2,474 @@
 
 Methods here follow the same rules as ``_flowable.py``: thin, lazily importing their operator
 module, each with a docstring holding a small example and "Backpressure:"/"Scheduler:" notes.
+
+Every time operator takes an optional ``scheduler`` (default: ``schedulers.computation()``); in
+tests pass a :class:`~rstreams.testing.TestScheduler` and move its virtual clock. Durations are in
+seconds (int or float). Cancelling a subscription disposes the operator's worker: no timer or thread
+is left behind.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Generic, TypeVar
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 if TYPE_CHECKING:
-    pass
+    from .._spec import Publisher
+    from ..retry import RetrySpec
+    from ..schedulers import Scheduler
+    from ._flowable import Flowable
+    from .operators._group_by import GroupedFlowable
+    from .operators._time_timestamp import Timed
 
 __all__ = ["TimeOperatorsMixin"]
 
 T = TypeVar("T")
 
 
+def _f(mixin: TimeOperatorsMixin[T]) -> Flowable[T]:
+    """The mixin is always a Flowable at run time (typing helper)."""
+    return cast("Flowable[T]", mixin)
+
+
 class TimeOperatorsMixin(Generic[T]):
     __slots__ = ()
+
+    # ------------------------------------------------------------------------------------------
+    # Time sources
+
+    @staticmethod
+    def interval(period: float, initial_delay: float | None = None, scheduler: Scheduler | None = None) -> Flowable[int]:
+        """Emit 0, 1, 2, ... every ``period`` seconds, the first after ``initial_delay`` (default: ``period``).
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.interval(1.0, scheduler=ts).take(3).test()
+            ts.advance_by(3); sub.assert_result(0, 1, 2)
+
+        Backpressure: none possible (time cannot be slowed down). At a tick with no outstanding
+        demand it stops and signals ``MissingBackpressureError``; put ``on_backpressure_drop()``,
+        ``on_backpressure_latest()`` or ``on_backpressure_buffer()`` after it for slow consumers.
+        Scheduler: ticks are emitted on a worker of ``scheduler`` (default: computation).
+        """
+        from .operators._time_sources import interval
+
+        return interval(period, initial_delay, scheduler)
+
+    @staticmethod
+    def timer(delay: float, scheduler: Scheduler | None = None) -> Flowable[int]:
+        """Emit 0 once after ``delay`` seconds, then complete.
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.timer(2.0, ts).test()
+            ts.advance_by(2); sub.assert_result(0)
+
+        Backpressure: if the downstream has not requested when the delay elapses, the 0 waits for
+        the first request (nothing is lost, nothing overflows).
+        Scheduler: the 0 is emitted on a worker of ``scheduler`` (or on the requesting thread, when
+        the request comes after the delay).
+        """
+        from .operators._time_sources import timer
+
+        return timer(delay, scheduler)
+
+    # ------------------------------------------------------------------------------------------
+    # Shifting in time
+
+    def delay(self, duration: float, scheduler: Scheduler | None = None, delay_error: bool = False) -> Flowable[T]:
+        """Shift every element and the completion by ``duration`` seconds.
+
+        An error is delivered at once (dropping the elements still delayed) unless ``delay_error``.
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.just(1, 2).delay(1.0, ts).test()
+            sub.assert_no_values(); ts.advance_by(1); sub.assert_result(1, 2)
+
+        Backpressure: requests pass straight upstream; nothing is dropped.
+        Scheduler: signals are emitted on a worker of ``scheduler``, serially and in order.
+        """
+        from .operators._time_delay import delay
+
+        return delay(_f(self), duration, scheduler, delay_error)
+
+    def delay_subscription(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Subscribe to this Flowable only after ``duration`` seconds.
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.just(1).delay_subscription(5, ts).test()
+            ts.advance_by(5); sub.assert_result(1)
+
+        Backpressure: requests made before the subscription are remembered and forwarded.
+        Scheduler: the source is subscribed on a worker of ``scheduler``.
+        """
+        from .operators._time_delay import delay_subscription
+
+        return delay_subscription(_f(self), duration, scheduler)
+
+    # ------------------------------------------------------------------------------------------
+    # Rate limiting
+
+    def debounce(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Emit an element only after ``duration`` seconds pass without another element (the last
+        pending element is emitted at once on completion).
+
+        Example::
+
+            ts = TestScheduler()
+            tp = TestPublisher.create(); sub = Flowable.from_publisher(tp).debounce(1.0, ts).test()
+            tp.next(1); ts.advance_by(0.5); tp.next(2); ts.advance_by(1); sub.assert_values(2)
+
+        Backpressure: requests unbounded upstream; if an element is due and the downstream has no
+        demand it signals ``MissingBackpressureError``.
+        Scheduler: elements are emitted on a worker of ``scheduler``; the last one and the terminal
+        signals on the upstream's thread.
+        """
+        from .operators._time_throttle import debounce
+
+        return debounce(_f(self), duration, scheduler)
+
+    def sample(self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False) -> Flowable[T]:
+        """Emit the latest element of each ``period`` (if any) at the end of the period; with
+        ``emit_last`` also the latest unsampled element at completion. Same as ``throttle_last``.
+
+        Example::
+
+            ts = TestScheduler()
+            tp = TestPublisher.create(); sub = Flowable.from_publisher(tp).sample(1.0, ts).test()
+            tp.next(1, 2); ts.advance_by(1); tp.next(3); ts.advance_by(1); sub.assert_values(2, 3)
+
+        Backpressure: requests unbounded upstream; at a tick with an element and no downstream
+        demand it signals ``MissingBackpressureError``.
+        Scheduler: samples are emitted on a worker of ``scheduler``.
+        """
+        from .operators._time_throttle import sample
+
+        return sample(_f(self), period, scheduler, emit_last)
+
+    def throttle_last(self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False) -> Flowable[T]:
+        """Alias of :meth:`sample`: the latest element of each period.
+
+        Example::
+
+            Flowable.interval(0.01).throttle_last(0.1).take(3).blocking_last()
+
+        Backpressure: as ``sample`` (``MissingBackpressureError`` when a sample finds no demand).
+        Scheduler: samples are emitted on a worker of ``scheduler``.
+        """
+        from .operators._time_throttle import sample
+
+        return sample(_f(self), period, scheduler, emit_last, op="throttle_last")
+
+    def throttle_first(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Emit an element, then drop the elements of the next ``duration`` seconds.
+
+        Example::
+
+            ts = TestScheduler()
+            tp = TestPublisher.create(); sub = Flowable.from_publisher(tp).throttle_first(1.0, ts).test()
+            tp.next(1, 2); ts.advance_by(1); tp.next(3); sub.assert_values(1, 3)
+
+        Backpressure: requests unbounded upstream; an element that opens a window while the
+        downstream has no demand ends the stream with ``MissingBackpressureError``.
+        Scheduler: elements are emitted on the upstream's thread; the worker only times the windows.
+        """
+        from .operators._time_throttle import throttle_first
+
+        return throttle_first(_f(self), duration, scheduler)
+
+    def throttle_latest(
+        self, duration: float, scheduler: Scheduler | None = None, emit_last: bool = False
+    ) -> Flowable[T]:
+        """Emit an element at once, then at most one element (the latest) per ``duration`` seconds;
+        with ``emit_last`` the latest pending element is emitted at completion.
+
+        Example::
+
+            ts = TestScheduler()
+            tp = TestPublisher.create(); sub = Flowable.from_publisher(tp).throttle_latest(1.0, ts).test()
+            tp.next(1, 2, 3); ts.advance_by(1); sub.assert_values(1, 3)
+
+        Backpressure: requests unbounded upstream; an emission without downstream demand ends the
+        stream with ``MissingBackpressureError``.
+        Scheduler: emits on the upstream's thread (first element) or the worker (window ends).
+        """
+        from .operators._time_throttle import throttle_latest
+
+        return throttle_latest(_f(self), duration, scheduler, emit_last)
+
+    # ------------------------------------------------------------------------------------------
+    # Timeouts
+
+    def timeout(
+        self, duration: float, fallback: Publisher[T] | None = None, scheduler: Scheduler | None = None
+    ) -> Flowable[T]:
+        """Fail with ``TimeoutError`` if the first element, or any next element, takes longer than
+        ``duration`` seconds; with ``fallback``, switch to it instead.
+
+        Per-element timeouts given as Publishers are :meth:`timeout_selector`.
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.never().timeout(1.0, scheduler=ts).test()
+            ts.advance_by(1); sub.assert_error(TimeoutError)
+            sub = Flowable.never().timeout(1.0, Flowable.just(9), ts).test()
+            ts.advance_by(1); sub.assert_result(9)
+
+        Backpressure: requests pass through; the fallback is asked for the demand the source did
+        not fulfil.
+        Scheduler: the timer runs on a worker of ``scheduler``; a TimeoutError or the fallback's
+        signals come from that worker.
+        """
+        from .operators._time_timeout import timeout
+
+        return timeout(_f(self), duration, fallback, scheduler)
+
+    def timeout_selector(
+        self,
+        first_timeout: Publisher[Any] | None,
+        item_timeout: Callable[[T], Publisher[Any]],
+        fallback: Publisher[T] | None = None,
+    ) -> Flowable[T]:
+        """Time out with Publishers: ``first_timeout`` (None: no timeout) for the first element, then
+        ``item_timeout(element)`` for the next one. A timeout Publisher "fires" with its first
+        element or its completion; its error fails the stream.
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.never().timeout_selector(Flowable.timer(1.0, ts), lambda x: Flowable.never()).test()
+            ts.advance_by(1); sub.assert_error(TimeoutError)
+
+        Backpressure: requests pass through; the fallback is asked for the unfulfilled demand.
+        Scheduler: none of its own; signals come from the source or the timeout Publishers.
+        """
+        from .operators._time_timeout import timeout_selector
+
+        return timeout_selector(_f(self), first_timeout, item_timeout, fallback)
+
+    # ------------------------------------------------------------------------------------------
+    # Time of elements
+
+    def timestamp(self, scheduler: Scheduler | None = None) -> Flowable[Timed[T]]:
+        """Pair every element with ``scheduler.now()``: ``Timed(value, time)``.
+
+        Example::
+
+            ts = TestScheduler(start=10)
+            Flowable.just("a").timestamp(ts).test().assert_result(Timed("a", 10.0))
+
+        Backpressure: one-to-one; requests pass through.
+        Scheduler: only its clock is read; signals stay on the upstream's thread.
+        """
+        from .operators._time_timestamp import timestamp
+
+        return timestamp(_f(self), scheduler)
+
+    def time_interval(self, scheduler: Scheduler | None = None) -> Flowable[Timed[T]]:
+        """Pair every element with the seconds since the previous one (or since the subscription):
+        ``Timed(value, interval)``.
+
+        Example::
+
+            ts = TestScheduler()
+            Flowable.just("a").time_interval(ts).test().assert_result(Timed("a", 0.0))
+
+        Backpressure: one-to-one; requests pass through.
+        Scheduler: only its clock is read; signals stay on the upstream's thread.
+        """
+        from .operators._time_timestamp import time_interval
+
+        return time_interval(_f(self), scheduler)
+
+    def take_for(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Relay elements for ``duration`` seconds after subscribing, then cancel and complete
+        (RxJava's ``take(time, unit)``).
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.interval(1.0, scheduler=ts).take_for(2.5, ts).test()
+            ts.advance_by(3); sub.assert_result(0, 1)
+
+        Backpressure: requests pass through.
+        Scheduler: the completion comes from a worker of ``scheduler``; elements from the upstream.
+        """
+        from .operators._time_take_skip import take_for
+
+        return take_for(_f(self), duration, scheduler)
+
+    def skip_for(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Drop the elements of the first ``duration`` seconds (RxJava's ``skip(time, unit)``).
+
+        Example::
+
+            ts = TestScheduler()
+            sub = Flowable.interval(1.0, scheduler=ts).skip_for(1.5, ts).take(2).test()
+            ts.advance_by(3); sub.assert_result(1, 2)
+
+        Backpressure: every dropped element is replaced by ``request(1)`` upstream.
+        Scheduler: elements stay on the upstream's thread; the worker only times the window.
+        """
+        from .operators._time_take_skip import skip_for
+
+        return skip_for(_f(self), duration, scheduler)
+
+    # ------------------------------------------------------------------------------------------
+    # Grouping and windows
+
+    def group_by(
+        self,
+        key_fn: Callable[[T], Hashable],
+        value_fn: Callable[[T], Any] | None = None,
+        buffer_size: int = 128,
+    ) -> Flowable[GroupedFlowable[Any, Any]]:
+        """Split into groups by ``key_fn``: emits a ``GroupedFlowable`` (with a ``key`` attribute) per
+        new key, holding ``value_fn(element)`` (default: the element) of that key.
+
+        Subscribe each group while it is being emitted (``flat_map`` does): a group not subscribed
+        by then is abandoned (completed after the element that created it; the key's next element
+        starts a new group).
+
+        Example::
+
+            Flowable.range(0, 6).group_by(lambda x: x % 2).flat_map(
+                lambda g: g.to_list().map(lambda xs: (g.key, xs))).test().assert_result((0, [0, 2, 4]), (1, [1, 3, 5]))
+
+        Backpressure: the upstream is asked for ``buffer_size`` elements and replenished as groups
+        consume. A new key without demand for a new group, or one group holding ``buffer_size``
+        unconsumed elements while other groups are open (they would starve), ends the stream with a
+        ``MissingBackpressureError`` that names the key and the fix (more ``max_concurrency`` in
+        ``flat_map``, ``on_backpressure_buffer()`` inside the group, a larger ``buffer_size``).
+        Scheduler: none; groups emit on the upstream's thread or their subscriber's requesting thread.
+        """
+        from .operators._group_by import group_by
+
+        return group_by(_f(self), key_fn, value_fn, buffer_size)
+
+    def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]:
+        """Split into windows (Flowables) of ``count`` elements, a new one every ``skip`` elements
+        (default ``skip = count``: consecutive windows; ``skip > count``: gaps; ``skip < count``:
+        overlapping windows).
+
+        Example::
+
+            Flowable.range(0, 5).window(2).flat_map(lambda w: w.to_list()).test().assert_result([0, 1], [2, 3], [4])
+
+        Backpressure: ``request(n)`` asks the upstream for the elements of ``n`` windows; each window
+        buffers at most ``count`` elements for its subscriber. Each window can be subscribed once.
+        Scheduler: none; signals stay on the upstream's thread (or the window subscriber's).
+        """
+        from .operators._window import window
+
+        return window(_f(self), count, skip)
+
+    def window_timed(
+        self, duration: float, count: int | None = None, scheduler: Scheduler | None = None
+    ) -> Flowable[Flowable[T]]:
+        """Split into consecutive windows of ``duration`` seconds (and at most ``count`` elements,
+        when given: a full window closes early and the timer restarts).
+
+        Example::
+
+            ts = TestScheduler()
+            tp = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).window_timed(1.0, scheduler=ts).flat_map(lambda w: w.to_list()).test()
+            tp.next(1, 2); ts.advance_by(1); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
+
+        Backpressure: requests unbounded upstream (time-driven); opening a window when the
+        downstream has not requested one signals ``MissingBackpressureError``. Each window buffers
+        its elements until its subscriber requests them.
+        Scheduler: windows open and close on a worker of ``scheduler``.
+        """
+        from .operators._window import window_timed
+
+        return window_timed(_f(self), duration, count, scheduler)
+
+    def buffer_timed(
+        self, duration: float, count: int | None = None, scheduler: Scheduler | None = None
+    ) -> Flowable[list[T]]:
+        """Collect elements into lists emitted every ``duration`` seconds (possibly empty), or as
+        soon as a list holds ``count`` elements (then the timer restarts).
+
+        Example::
+
+            ts = TestScheduler()
+            tp = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).buffer_timed(1.0, scheduler=ts).test()
+            tp.next(1, 2); ts.advance_by(1); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
+
+        Backpressure: requests unbounded upstream (time-driven, as RxJava). When a list is due and
+        the downstream has no demand, it cancels the upstream and signals
+        ``MissingBackpressureError`` (never overflows, never buffers without bound); put
+        ``on_backpressure_buffer(n)``/``on_backpressure_drop()`` after it for slow consumers.
+        Scheduler: lists are emitted on a worker of ``scheduler`` (timer) or the upstream's thread
+        (``count`` reached, completion).
+        """
+        from .operators._buffer_timed import buffer_timed
+
+        return buffer_timed(_f(self), duration, count, scheduler)
+
+    # ------------------------------------------------------------------------------------------
+    # Retry and repeat with logic
+
+    def retry_when(self, handler: Callable[[Flowable[BaseException]], Publisher[Any]]) -> Flowable[T]:
+        """Resubscribe on error as the handler decides: ``handler`` gets a Flowable of this source's
+        errors and returns a Publisher; each element it emits resubscribes, its completion completes
+        the stream, its error fails the stream.
+
+        Example::
+
+            attempts = [0]
+            def flaky():
+                attempts[0] += 1
+                return Flowable.error(ValueError()) if attempts[0] < 3 else Flowable.just("ok")
+            Flowable.defer(flaky).retry_when(lambda errors: errors.take(5)).test().assert_result("ok")
+
+        Backpressure: unfulfilled demand carries over to the next subscription (arbiter).
+        Scheduler: resubscribes on the thread where the handler's Publisher signals; trampolined
+        (no stack growth with synchronous sources).
+        """
+        from .operators._retry_when import retry_when
+
+        return retry_when(_f(self), handler)
+
+    def repeat_when(self, handler: Callable[[Flowable[Any]], Publisher[Any]]) -> Flowable[T]:
+        """Resubscribe on completion as the handler decides: ``handler`` gets a Flowable that emits
+        (the count of completions so far) each time this source completes; each element of its
+        Publisher resubscribes, its completion completes the stream, its error fails it.
+
+        Example::
+
+            Flowable.just(1).repeat_when(lambda done: done.take_while(lambda n: n < 3)).test().assert_result(1, 1, 1)
+
+        Backpressure: unfulfilled demand carries over to the next subscription.
+        Scheduler: resubscribes on the thread where the handler's Publisher signals; trampolined.
+        """
+        from .operators._retry_when import repeat_when
+
+        return repeat_when(_f(self), handler)
+
+    def retry_policy(self, policy: RetrySpec) -> Flowable[T]:
+        """Retry with a declarative policy from :mod:`rstreams.retry`.
+
+        Example::
+
+            from rstreams.retry import Retry
+            ts = TestScheduler()
+            f = Flowable.error(OSError("down")).retry_policy(Retry.backoff(3, 0.1).with_scheduler(ts))
+            sub = f.test(); ts.advance_by(10); sub.assert_error(RetryExhaustedError)
+
+        Backpressure: as :meth:`retry_when`.
+        Scheduler: backoff delays run on the policy's scheduler (default: computation).
+        """
+        from .operators._retry_when import retry_when
+
+        return retry_when(_f(self), policy)

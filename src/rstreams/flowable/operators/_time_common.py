@@ -12,6 +12,7 @@ per period.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Final, final
 
 from ..._internal import plugins
@@ -88,6 +89,7 @@ NOOP: Final = _Noop()
 _NEXT: Final = 0
 _ERROR: Final = 1
 _COMPLETE: Final = 2
+_RUN: Final = 3
 
 
 @final
@@ -128,6 +130,27 @@ class SerializedOut:
                 return
         self._drain()
 
+    def run(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` inside the serialized section (after everything queued before it).
+
+        ``fn`` may call ``on_next``/``on_error``/``on_complete`` of this object: those calls are
+        queued and delivered right after ``fn`` returns, in order. This is how an operator makes a
+        "check state, then emit" step atomic with respect to the other thread (race: timer vs
+        upstream, e.g. debounce's pending value vs on_complete).
+        """
+        if self._done:
+            return
+        wip = self._wip
+        if wip.compare_and_set(0, 1):
+            fn()
+            if wip.decrement_and_get() == 0:
+                return
+        else:
+            self._queue.append((_RUN, fn))
+            if wip.get_and_increment() != 0:
+                return
+        self._drain()
+
     def on_error(self, error: BaseException) -> None:
         if self._done:
             plugins.on_error(error, "an error after the stream ended")
@@ -149,6 +172,10 @@ class SerializedOut:
         while True:
             while q:
                 kind, v = q.popleft()
+                if kind == _RUN:
+                    if not self._done:
+                        v()
+                    continue
                 if self._done:
                     if kind == _ERROR:
                         plugins.on_error(v, "an error after the stream ended")

@@ -64,14 +64,10 @@ class _IntervalSubscription:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                # rule 3.9: the signal is delivered from the worker, serially with the ticks
+                # rule 3.9: stop the ticks, then signal (a tick already running may still finish)
                 d = self._downstream
                 if not self._cancelled:
-                    self._cancelled = True
-                    self._worker.dispose()
-                    self._downstream = NOOP
-                    w = self._worker
-                    del w
+                    self.cancel()
                     d.on_error(err)
                 return
         add_request(self._requested, n)
@@ -140,7 +136,8 @@ class _TimerSubscription:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                if self._state.get_and_set(-1) >= 0 and self._state.get() == -1:
+                prev = self._state.get_and_set(-1)
+                if 0 <= prev < _REQUESTED | _FIRED:  # not yet emitted: the stream ends with the error
                     d = self._downstream
                     self.cancel()
                     d.on_error(err)  # rule 3.9

@@ -1,0 +1,203 @@
+"""buffer_timed(duration, count): collect elements into lists closed by time (or by size).
+
+A list is emitted every ``duration`` seconds (possibly empty, as RxJava's ``buffer(time)``), or as
+soon as it holds ``count`` elements (then the timer restarts so the next list gets a full period).
+On completion the last list is emitted if it is not empty.
+
+Backpressure (documented choice: RxJava's, not Reactor's "fair" mode): the upstream is requested
+unbounded because time cannot be slowed down. When a list is due and the downstream has no
+outstanding demand, the operator cancels the upstream and signals ``MissingBackpressureError`` naming
+buffer_timed and the fix (``on_backpressure_buffer(n)``/``on_backpressure_drop()`` after it, or a
+longer ``duration``). It never emits beyond demand and never buffers more than one list (at most
+``count`` elements when ``count`` is given). The final list at completion is the exception: it waits
+for demand (post-complete) instead of failing, since no further lists can follow it.
+
+Race: timer close vs on_next vs on_complete: every state change runs inside
+:meth:`SerializedOut.run`, so each element lands in exactly one list and lists are emitted in order,
+never overlapping (rule 1.3). A restarted timer carries a generation number; a stale tick is ignored.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Subscriber, Subscription
+from ...schedulers import Scheduler, Worker
+from .._flowable import Flowable
+from ._time_common import (
+    NOOP,
+    SerializedOut,
+    check_count,
+    check_duration,
+    missing_backpressure,
+    resolve_scheduler,
+)
+
+__all__ = ["buffer_timed"]
+
+T = TypeVar("T")
+_MAX: Final = MAX_DEMAND
+
+
+@final
+class _BufferTimedSubscriber:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_out", "_downstream_ref", "_upstream", "_worker", "_duration", "_count", "_requested",
+        "_buffer", "_gen", "_timer", "_done", "_final", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None) -> None:
+        self._out = SerializedOut(downstream)  # race: timer vs upstream (module docstring)
+        self._downstream_ref: Subscriber[Any] = downstream
+        self._upstream: Subscription = CANCELLED
+        self._worker = worker
+        self._duration = duration
+        self._count = count
+        self._requested = AtomicInt(0)  # race: request vs emission
+        self._buffer: list[Any] = []  # inside serialized sections only
+        self._gen = 0
+        self._timer: Any = None
+        self._done = False
+        self._final: list[Any] | None = None  # the last list, waiting for demand after completion
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        d = self._downstream_ref
+        self._downstream_ref = NOOP
+        d.on_subscribe(self)
+        if not self._done:
+            self._start_timer()
+            subscription.request(_MAX)
+
+    def _start_timer(self) -> None:
+        g = self._gen
+        t = self._timer
+        if t is not None:
+            t.dispose()
+        self._timer = self._worker.schedule_periodic(lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration)
+
+    def _emit(self, buf: list[Any]) -> None:
+        # inside a serialized section
+        r = self._requested
+        if r.get() != 0:
+            self._out.on_next(buf)
+            if r.get() < _MAX:
+                produced(r, 1)
+            return
+        self._done = True
+        self._upstream.cancel()
+        self._worker.dispose()
+        self._out.on_error(
+            missing_backpressure(
+                "buffer_timed",
+                f"could not emit a list of {len(buf)} elements",
+                "apply on_backpressure_buffer(n) or on_backpressure_drop() after buffer_timed(), use a longer "
+                "duration, or request more",
+            )
+        )
+
+    def _tick(self, gen: int) -> None:
+        if gen != self._gen or self._done:
+            return  # a stale tick of a restarted timer
+        buf = self._buffer
+        self._buffer = []
+        self._emit(buf)
+
+    def on_next(self, item: Any) -> None:
+        if not self._done:
+            self._out.run(lambda: self._on_item(item))
+
+    def _on_item(self, item: Any) -> None:
+        if self._done:
+            return
+        buf = self._buffer
+        buf.append(item)
+        c = self._count
+        if c is not None and len(buf) >= c:
+            self._buffer = []
+            self._gen += 1
+            self._emit(buf)
+            if not self._done:
+                self._start_timer()
+
+    def on_error(self, error: BaseException) -> None:
+        self._out.run(lambda: self._end(error))
+
+    def on_complete(self) -> None:
+        self._out.run(lambda: self._end(None))
+
+    def _end(self, error: BaseException | None) -> None:
+        if self._done:
+            if error is not None:
+                plugins.on_error(error, "buffer_timed: on_error after termination")
+            return
+        self._done = True
+        self._worker.dispose()
+        buf = self._buffer
+        self._buffer = []
+        if error is not None:
+            self._out.on_error(error)
+            return
+        if buf:
+            if self._requested.get() == 0:
+                self._final = buf  # post-complete: wait for demand
+                return
+            self._out.on_next(buf)
+        self._out.on_complete()
+
+    def _flush_final(self) -> None:
+        buf = self._final
+        if buf is not None and self._requested.get() != 0:
+            self._final = None
+            self._out.on_next(buf)
+            self._out.on_complete()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._done = True
+                self._upstream.cancel()
+                self._worker.dispose()
+                self._out.on_error(err)  # rule 3.9
+                return
+        add_request(self._requested, n)
+        if self._done:  # race: request vs _end parking the final list: _end ran or runs after this
+            self._out.run(self._flush_final)
+
+    def cancel(self) -> None:
+        self._done = True
+        self._upstream.cancel()
+        self._worker.dispose()
+        self._out.release()  # rule 3.13
+
+
+@final
+class _BufferTimedFlowable(Flowable[list[Any]]):
+    __slots__ = ("_source", "_duration", "_count", "_scheduler")
+
+    def __init__(self, source: Flowable[Any], duration: float, count: int | None, scheduler: Scheduler) -> None:
+        self._source = source
+        self._duration = duration
+        self._count = count
+        self._scheduler = scheduler
+
+    def _subscribe_actual(self, subscriber: Subscriber[list[Any]]) -> None:
+        w = self._scheduler.create_worker()
+        self._source.subscribe(_BufferTimedSubscriber(subscriber, w, self._duration, self._count))
+
+
+def buffer_timed(
+    source: Flowable[T], duration: float, count: int | None = None, scheduler: Scheduler | None = None
+) -> Flowable[list[T]]:
+    d = check_duration("buffer_timed", duration, positive=True)
+    c = None if count is None else check_count("buffer_timed", count)
+    return _BufferTimedFlowable(source, d, c, resolve_scheduler("buffer_timed", scheduler))

@@ -1,0 +1,178 @@
+"""delay and delay_subscription.
+
+``delay(duration)`` shifts every signal by ``duration`` on one Scheduler worker. The worker runs its
+tasks one at a time in due-time order (FIFO for equal times), so the downstream sees the signals
+serially and in order without any lock of our own. An error is delivered at once (jumping ahead of
+the delayed elements, which are dropped by disposing the worker) unless ``delay_error=True``; then it
+is shifted like the rest. Requests pass straight upstream: every element is delayed, never dropped,
+so the downstream's demand bounds what can be in flight (rule 1.1).
+
+Race: cancel vs a delayed task already due. ``cancel`` disposes the worker (pending tasks never
+run) and swaps the downstream for a no-op one (rule 3.13); a task already running finishes.
+
+``delay_subscription(duration)`` subscribes to the source only after ``duration``; requests and a
+cancel made before that are remembered by a :class:`DeferredSubscription` (race: request/cancel vs
+the late on_subscribe).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar, final
+
+from ..._internal.requests import validate_request
+from ..._internal.subscriptions import CANCELLED, DeferredSubscription
+from ..._spec import Subscriber, Subscription
+from ...schedulers import Scheduler, Worker
+from .._flowable import Flowable
+from ._time_common import NOOP, check_duration, resolve_scheduler
+
+__all__ = ["delay", "delay_subscription"]
+
+T = TypeVar("T")
+
+
+@final
+class _DelaySubscriber:
+    _rs_no_wrap = True
+    __slots__ = ("_downstream", "_upstream", "_worker", "_delay", "_delay_error", "_done", "__weakref__")
+
+    def __init__(self, downstream: Subscriber[Any], worker: Worker, delay: float, delay_error: bool) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._upstream: Subscription = CANCELLED
+        self._worker = worker
+        self._delay = delay
+        self._delay_error = delay_error
+        self._done = False
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self._downstream.on_subscribe(self)
+
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        self._worker.schedule(lambda: self._downstream.on_next(item), self._delay)
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._worker.schedule(lambda: self._terminate(error), self._delay if self._delay_error else 0.0)
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._worker.schedule(lambda: self._terminate(None), self._delay)
+
+    def _terminate(self, error: BaseException | None) -> None:
+        d = self._downstream
+        self._downstream = NOOP
+        self._worker.dispose()  # drops the elements still delayed when an error jumps ahead
+        if error is None:
+            d.on_complete()
+        else:
+            d.on_error(error)
+
+    def request(self, n: int) -> None:
+        self._upstream.request(n)
+
+    def cancel(self) -> None:
+        self._upstream.cancel()
+        self._worker.dispose()
+        self._downstream = NOOP  # rule 3.13
+
+
+@final
+class _DelayFlowable(Flowable[T]):
+    __slots__ = ("_source", "_delay", "_scheduler", "_delay_error")
+
+    def __init__(self, source: Flowable[T], delay: float, scheduler: Scheduler, delay_error: bool) -> None:
+        self._source = source
+        self._delay = delay
+        self._scheduler = scheduler
+        self._delay_error = delay_error
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        w = self._scheduler.create_worker()
+        self._source.subscribe(_DelaySubscriber(subscriber, w, self._delay, self._delay_error))
+
+
+def delay(
+    source: Flowable[T], duration: float, scheduler: Scheduler | None = None, delay_error: bool = False
+) -> Flowable[T]:
+    d = check_duration("delay", duration)
+    return _DelayFlowable(source, d, resolve_scheduler("delay", scheduler), bool(delay_error))
+
+
+@final
+class _DelaySubscriptionSubscriber(DeferredSubscription):
+    _rs_no_wrap = True
+    __slots__ = ("_downstream", "_worker", "_source")
+
+    def __init__(self, downstream: Subscriber[Any], worker: Worker, source: Flowable[Any]) -> None:
+        super().__init__()
+        self._downstream: Subscriber[Any] = downstream
+        self._worker = worker
+        self._source = source
+
+    def start(self) -> None:
+        self._worker.dispose()
+        if not self.is_cancelled:
+            self._source.subscribe(self)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.set_upstream(subscription)
+
+    def on_next(self, item: Any) -> None:
+        self._downstream.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        d = self._downstream
+        self._downstream = NOOP
+        d.on_error(error)
+
+    def on_complete(self) -> None:
+        d = self._downstream
+        self._downstream = NOOP
+        d.on_complete()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:  # rule 3.9: validated here, the upstream may not exist yet
+                d = self._downstream
+                self.cancel()
+                d.on_error(err)
+                return
+        super().request(n)
+
+    def cancel(self) -> None:
+        super().cancel()
+        self._worker.dispose()
+        self._downstream = NOOP  # rule 3.13
+
+
+@final
+class _DelaySubscriptionFlowable(Flowable[T]):
+    __slots__ = ("_source", "_delay", "_scheduler")
+
+    def __init__(self, source: Flowable[T], delay: float, scheduler: Scheduler) -> None:
+        self._source = source
+        self._delay = delay
+        self._scheduler = scheduler
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        w = self._scheduler.create_worker()
+        s = _DelaySubscriptionSubscriber(subscriber, w, self._source)
+        subscriber.on_subscribe(s)
+        if not s.is_cancelled:
+            w.schedule(s.start, self._delay)
+
+
+def delay_subscription(source: Flowable[T], duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+    d = check_duration("delay_subscription", duration)
+    return _DelaySubscriptionFlowable(source, d, resolve_scheduler("delay_subscription", scheduler))

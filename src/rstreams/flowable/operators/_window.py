@@ -1,0 +1,548 @@
+"""window(count, skip) and window_timed(duration, count): split a stream into windows (Flowables).
+
+Each window is a :class:`UnicastWindow`: a Flowable that can be subscribed once, with its own queue,
+demand and wip drain (race: the producer's ``on_next`` vs the window subscriber's
+``request``/``cancel`` on another thread). It buffers what its subscriber has not requested yet.
+
+``window(count, skip)``: a new window opens every ``skip`` elements and closes after ``count``
+elements. Backpressure: ``request(n)`` windows asks the upstream for ``count + skip * (n - 1)``
+elements the first time and ``skip * n`` afterwards, so each window is buffered at most ``count``
+elements ahead of its subscriber and, for ``skip >= count``, windows never open without demand. With
+overlapping windows (``skip < count``) more windows can open than were requested: they wait in a queue
+and the main output is a queue-drain (race: upstream thread vs the downstream's ``request``).
+
+``window_timed(duration, count)``: consecutive windows closed by a periodic timer (or, with
+``count``, when full: the timer restarts). The upstream is requested unbounded (time cannot be slowed
+down); opening a window without demand ends the stream with ``MissingBackpressureError``. Race:
+timer close vs on_next: every state change runs inside :meth:`SerializedOut.run`, so an element
+lands in exactly one window and a window is closed exactly once, after its last element.
+
+Windows that are emitted but never subscribed do not keep the upstream alive: the upstream is
+cancelled when the main subscription is cancelled and every *subscribed* window is cancelled or done
+(``_live``, an ``AtomicInt``: race: main cancel vs window cancel). A window not subscribed by the
+time the main ``on_next`` returned is "abandoned" (it still buffers its elements for a late
+subscriber, at most ``count``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, cast, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.requests import MAX_DEMAND, add_cap, add_request, mul_cap, produced, validate_request
+from ..._internal.subscriptions import CANCELLED, error_empty
+from ..._spec import Subscriber, Subscription
+from ...errors import ProtocolViolationError
+from ...schedulers import Scheduler, Worker
+from .._flowable import Flowable
+from ._time_common import (
+    NOOP,
+    SerializedOut,
+    check_count,
+    check_duration,
+    missing_backpressure,
+    resolve_scheduler,
+)
+
+__all__ = ["window", "window_timed", "UnicastWindow"]
+
+T = TypeVar("T")
+_MAX: Final = MAX_DEMAND
+_FRESH: Final = 0
+_SUBSCRIBED: Final = 1
+_ABANDONED: Final = 2
+
+
+class UnicastWindow(Flowable[T]):
+    """A window: a Flowable subscribed at most once, buffering until its subscriber requests."""
+
+    __slots__ = (
+        "_q", "_requested", "_wip", "_downstream", "_once", "_state", "_cancelled", "_done",
+        "_error", "_terminated", "_on_cancel", "_released",
+    )
+
+    def __init__(self, on_cancel: Callable[[], Any]) -> None:
+        self._q: deque[Any] = deque()
+        self._requested = AtomicInt(0)  # race: request vs drain
+        self._wip = AtomicInt(0)  # race: producer on_next vs subscriber request/cancel
+        self._downstream: Subscriber[Any] | None = None
+        self._once = AtomicFlag()
+        self._state = AtomicInt(_FRESH)  # race: late subscribe vs abandonment
+        self._cancelled = False
+        self._done = False
+        self._error: BaseException | None = None
+        self._terminated = False
+        self._on_cancel: Callable[[], Any] | None = on_cancel
+        self._released = AtomicFlag()  # race: abandonment vs cancel vs completion (release once)
+
+    def release(self) -> None:
+        """This window no longer keeps the upstream alive (cancelled, done or abandoned): once."""
+        if self._released.try_set():
+            cb = self._on_cancel
+            self._on_cancel = None
+            if cb is not None:
+                cb()
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        if not self._once.try_set():
+            error_empty(cast(Any, subscriber), ProtocolViolationError("2.12", "a window can be subscribed only once"))
+            return
+        self._state.compare_and_set(_FRESH, _SUBSCRIBED)
+        self._downstream = subscriber
+        subscriber.on_subscribe(_WindowSubscription(self))
+        self._drain()
+
+    def try_abandon(self) -> bool:
+        return self._state.compare_and_set(_FRESH, _ABANDONED)
+
+    # -- producer side (serialized by the parent) ------------------------------------------------
+    def on_next(self, item: Any) -> None:
+        if self._done or self._cancelled:
+            return
+        self._q.append(item)
+        self._drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            return
+        self._error = error
+        self._done = True
+        self.release()
+        self._drain()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self.release()
+        self._drain()
+
+    # -- subscriber side -------------------------------------------------------------------------
+    def _request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                d = self._downstream
+                self._cancel()
+                if d is not None and not self._terminated:
+                    self._terminated = True
+                    d.on_error(err)  # rule 3.9
+                return
+        add_request(self._requested, n)
+        self._drain()
+
+    def _cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self.release()
+        self._drain()
+
+    def _drain(self) -> None:
+        wip = self._wip
+        if wip.get_and_increment() != 0:
+            return
+        missed = 1
+        q = self._q
+        requested = self._requested
+        while True:
+            if self._cancelled:
+                q.clear()
+                self._downstream = None  # rule 3.13
+            else:
+                d = self._downstream
+                if d is not None:
+                    done = self._done  # read before the queue
+                    if done and self._error is not None:
+                        q.clear()
+                        self._finish(d)
+                    else:
+                        r = requested.get()
+                        n = len(q)
+                        if r < _MAX and n > r:
+                            n = r
+                        if n:
+                            e = 0
+                            on_next = d.on_next
+                            pop = q.popleft
+                            while e < n and not self._cancelled:
+                                on_next(pop())
+                                e += 1
+                            if r < _MAX:
+                                produced(requested, e)
+                        if done and not q and not self._cancelled:
+                            self._finish(d)
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    def _finish(self, d: Subscriber[Any]) -> None:
+        if self._terminated:
+            return
+        self._terminated = True
+        self._downstream = None  # rule 3.13
+        e = self._error
+        if e is None:
+            d.on_complete()
+        else:
+            d.on_error(e)
+
+
+@final
+class _WindowSubscription:
+    __slots__ = ("_w",)
+
+    def __init__(self, w: UnicastWindow[Any]) -> None:
+        self._w = w
+
+    def request(self, n: int) -> None:
+        self._w._request(n)
+
+    def cancel(self) -> None:
+        self._w._cancel()
+
+
+class _LiveCount:
+    """The main subscription plus each subscribed, open window; at 0 the upstream is cancelled."""
+
+    __slots__ = ("_live", "_cancel_upstream")
+
+    def __init__(self, cancel_upstream: Callable[[], Any]) -> None:
+        self._live = AtomicInt(1)  # race: main cancel vs window cancel (one cancels the upstream)
+        self._cancel_upstream = cancel_upstream
+
+    def add(self) -> None:
+        self._live.increment_and_get()
+
+    def release(self) -> None:
+        if self._live.decrement_and_get() == 0:
+            self._cancel_upstream()
+
+
+# ---------------------------------------------------------------------------------------------
+# window(count, skip)
+
+
+@final
+class _WindowSubscriber:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_upstream", "_count", "_skip", "_open", "_index", "_out", "_requested",
+        "_wip", "_first", "_main_cancelled", "_live", "_done", "_error", "_terminated", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], count: int, skip: int) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._upstream: Subscription = CANCELLED
+        self._count = count
+        self._skip = skip
+        self._open: deque[list[Any]] = deque()  # [window, size] of the open windows (upstream thread)
+        self._index = 0
+        self._out: deque[UnicastWindow[Any]] = deque()  # windows waiting for main demand
+        self._requested = AtomicInt(0)  # race: request vs drain
+        self._wip = AtomicInt(0)  # race: upstream thread vs request thread (main queue-drain)
+        self._first = AtomicFlag()  # race: concurrent first requests
+        self._main_cancelled = AtomicFlag()
+        self._live = _LiveCount(self._cancel_upstream)
+        self._done = False
+        self._error: BaseException | None = None
+        self._terminated = False
+
+    def _cancel_upstream(self) -> None:
+        self._upstream.cancel()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self._downstream.on_subscribe(self)
+
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        i = self._index
+        self._index = i + 1
+        opened = self._open
+        if i % self._skip == 0 and not self._main_cancelled.is_set():
+            w: UnicastWindow[Any] = UnicastWindow(self._live.release)
+            self._live.add()
+            opened.append([w, 0])
+            self._out.append(w)
+            self._drain()
+        for entry in opened:
+            entry[0].on_next(item)
+            entry[1] += 1
+        if opened and opened[0][1] >= self._count:
+            opened.popleft()[0].on_complete()
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "window: on_error after termination")
+            return
+        self._error = error
+        self._terminate()
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._terminate()
+
+    def _terminate(self) -> None:
+        self._done = True
+        e = self._error
+        while self._open:
+            w = self._open.popleft()[0]
+            if e is None:
+                w.on_complete()
+            else:
+                w.on_error(e)
+        self._drain()
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                d = self._downstream
+                self.cancel()
+                if not self._terminated:
+                    self._terminated = True
+                    d.on_error(err)  # rule 3.9
+                return
+        add_request(self._requested, n)
+        if self._first.try_set():
+            self._upstream.request(add_cap(self._count, mul_cap(self._skip, n - 1)))
+        else:
+            self._upstream.request(mul_cap(self._skip, n))
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._main_cancelled.try_set():
+            self._downstream = NOOP  # rule 3.13
+            self._live.release()
+            self._drain()
+
+    def _drain(self) -> None:
+        wip = self._wip
+        if wip.get_and_increment() != 0:
+            return
+        missed = 1
+        out = self._out
+        requested = self._requested
+        while True:
+            if self._main_cancelled.is_set():
+                out.clear()
+            elif not self._terminated:
+                d = self._downstream
+                done = self._done
+                if done and self._error is not None:
+                    out.clear()
+                r = requested.get()
+                e = 0
+                while out and (r >= _MAX or e < r):
+                    w = out.popleft()
+                    d.on_next(w)
+                    e += 1
+                    if w.try_abandon():
+                        w.release()  # nobody subscribed: it does not keep the upstream alive
+                if e and r < _MAX:
+                    produced(requested, e)
+                if done and not out:
+                    self._terminated = True
+                    self._downstream = NOOP
+                    if self._error is None:
+                        d.on_complete()
+                    else:
+                        d.on_error(self._error)
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+
+@final
+class _WindowFlowable(Flowable[Any]):
+    __slots__ = ("_source", "_count", "_skip")
+
+    def __init__(self, source: Flowable[Any], count: int, skip: int) -> None:
+        self._source = source
+        self._count = count
+        self._skip = skip
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        self._source.subscribe(_WindowSubscriber(subscriber, self._count, self._skip))
+
+
+def window(source: Flowable[T], count: int, skip: int | None = None) -> Flowable[Flowable[T]]:
+    c = check_count("window", count)
+    s = c if skip is None else check_count("window", skip, "skip")
+    return _WindowFlowable(source, c, s)
+
+
+# ---------------------------------------------------------------------------------------------
+# window_timed(duration, count)
+
+
+@final
+class _WindowTimedSubscriber:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_out", "_downstream_ref", "_upstream", "_worker", "_duration", "_count", "_requested",
+        "_window", "_size", "_gen", "_timer", "_main_cancelled", "_live", "_done", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None) -> None:
+        self._out = SerializedOut(downstream)  # race: timer close vs on_next (see module docstring)
+        self._downstream_ref: Subscriber[Any] = downstream
+        self._upstream: Subscription = CANCELLED
+        self._worker = worker
+        self._duration = duration
+        self._count = count
+        self._requested = AtomicInt(0)  # race: request vs window opening
+        self._window: UnicastWindow[Any] | None = None  # inside serialized sections only
+        self._size = 0
+        self._gen = 0
+        self._timer: Any = None
+        self._main_cancelled = AtomicFlag()
+        self._live = _LiveCount(self._stop)
+        self._done = False
+
+    def _stop(self) -> None:
+        self._upstream.cancel()
+        self._worker.dispose()
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        d = self._downstream_ref
+        self._downstream_ref = NOOP
+        d.on_subscribe(self)
+        self._out.run(self._open_window)
+        if not self._done:
+            self._start_timer()
+            subscription.request(_MAX)
+
+    def _start_timer(self) -> None:
+        g = self._gen
+        t = self._timer
+        if t is not None:
+            t.dispose()
+        self._timer = self._worker.schedule_periodic(lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration)
+
+    def _open_window(self) -> None:
+        # inside a serialized section
+        if self._done or self._main_cancelled.is_set():
+            return
+        r = self._requested
+        if r.get() == 0:
+            self._done = True
+            self._stop()
+            self._out.on_error(missing_backpressure("window_timed", "could not emit a new window"))
+            return
+        w: UnicastWindow[Any] = UnicastWindow(self._live.release)
+        self._live.add()
+        self._window = w
+        self._size = 0
+        self._out.on_next(w)  # delivered right after this section
+        self._out.run(lambda: w.release() if w.try_abandon() else None)  # then: subscribed or abandoned
+        if r.get() < _MAX:
+            produced(r, 1)
+
+    def _close_window(self) -> None:
+        w = self._window
+        self._window = None
+        if w is not None:
+            w.on_complete()
+
+    def _tick(self, gen: int) -> None:
+        if gen != self._gen or self._done:
+            return  # a stale tick of a restarted timer
+        self._close_window()
+        self._open_window()
+
+    def on_next(self, item: Any) -> None:
+        if not self._done:
+            self._out.run(lambda: self._on_item(item))
+
+    def _on_item(self, item: Any) -> None:
+        w = self._window
+        if w is None or self._done:
+            return
+        w.on_next(item)
+        c = self._count
+        if c is not None:
+            self._size += 1
+            if self._size >= c:
+                self._gen += 1
+                self._close_window()
+                self._open_window()
+                if not self._done:
+                    self._start_timer()
+
+    def on_error(self, error: BaseException) -> None:
+        self._out.run(lambda: self._end(error))
+
+    def on_complete(self) -> None:
+        self._out.run(lambda: self._end(None))
+
+    def _end(self, error: BaseException | None) -> None:
+        if self._done:
+            if error is not None:
+                plugins.on_error(error, "window_timed: on_error after termination")
+            return
+        self._done = True
+        self._worker.dispose()
+        w = self._window
+        self._window = None
+        if error is None:
+            if w is not None:
+                w.on_complete()
+            self._out.on_complete()
+        else:
+            if w is not None:
+                w.on_error(error)
+            self._out.on_error(error)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self.cancel_quietly()
+                self._out.on_error(err)  # rule 3.9
+                return
+        add_request(self._requested, n)
+
+    def cancel_quietly(self) -> None:
+        if self._main_cancelled.try_set():
+            self._live.release()
+
+    def cancel(self) -> None:
+        self.cancel_quietly()
+        self._out.release()  # rule 3.13
+
+
+@final
+class _WindowTimedFlowable(Flowable[Any]):
+    __slots__ = ("_source", "_duration", "_count", "_scheduler")
+
+    def __init__(self, source: Flowable[Any], duration: float, count: int | None, scheduler: Scheduler) -> None:
+        self._source = source
+        self._duration = duration
+        self._count = count
+        self._scheduler = scheduler
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        w = self._scheduler.create_worker()
+        self._source.subscribe(_WindowTimedSubscriber(subscriber, w, self._duration, self._count))
+
+
+def window_timed(
+    source: Flowable[T], duration: float, count: int | None = None, scheduler: Scheduler | None = None
+) -> Flowable[Flowable[T]]:
+    d = check_duration("window_timed", duration, positive=True)
+    c = None if count is None else check_count("window_timed", count)
+    return _WindowTimedFlowable(source, d, c, resolve_scheduler("window_timed", scheduler))

@@ -1,0 +1,202 @@
+"""Declarative retry policies (in the style of Reactor's ``Retry``), used with
+``Flowable.retry_policy(policy)`` or ``Flowable.retry_when(policy)``.
+
+Example::
+
+    from rstreams.retry import Retry
+
+    flaky.retry_policy(Retry.max(3))                                  # resubscribe up to 3 times
+    flaky.retry_policy(Retry.backoff(5, min_backoff=0.1, max_backoff=2.0).filter(
+        lambda e: isinstance(e, OSError)))                             # exponential backoff, only OSError
+
+A policy is immutable: every method returns a new one. It counts the retries of one subscription
+(each subscriber of the retried Flowable gets its own count). When the retries are used up, the
+stream fails with :class:`RetryExhaustedError` whose ``__cause__`` is the last error (or with whatever
+``on_retry_exhausted(fn)`` returns). An error rejected by ``filter`` is signalled as it is. Only
+``Exception`` subclasses are retried by default (``KeyboardInterrupt``/``SystemExit`` never are).
+
+Backoff delay before retry ``k`` (1-based): ``min_backoff * multiplier ** (k - 1)``, capped at
+``max_backoff``, plus a jitter drawn uniformly from ``[-jitter * d, +jitter * d]`` and clamped to
+``[min_backoff, max_backoff]`` (Reactor's formula). Delays run on the policy's scheduler (default:
+computation; use :class:`~rstreams.testing.TestScheduler` in tests) and the jitter's randomness can be
+seeded with ``with_random(random.Random(seed))``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .errors import RStreamsError
+
+if TYPE_CHECKING:
+    from ._spec import Publisher
+    from .flowable import Flowable
+    from .schedulers import Scheduler
+
+__all__ = ["Retry", "RetrySpec", "RetrySignal", "RetryExhaustedError"]
+
+
+class RetrySignal(NamedTuple):
+    """What a policy knows when deciding: the retries done so far and the error at hand."""
+
+    total_retries: int
+    failure: BaseException
+
+
+class RetryExhaustedError(RStreamsError):
+    """The retry policy used up its attempts; ``__cause__`` is the last error."""
+
+    def __init__(self, attempts: int, last: BaseException) -> None:
+        self.attempts = attempts
+        self.last = last
+        super().__init__(f"retries exhausted: {attempts}/{attempts}; last error: {type(last).__name__}: {last}")
+        self.__cause__ = last
+
+
+def _default_filter(error: BaseException) -> bool:
+    return isinstance(error, Exception)
+
+
+@dataclass(frozen=True)
+class RetrySpec:
+    """A retry policy; build it with :class:`Retry`. Calling it with a Flowable of errors returns the
+    Publisher that ``retry_when`` expects."""
+
+    max_attempts: int
+    min_backoff: float = 0.0
+    max_backoff: float | None = None
+    jitter: float = 0.0
+    multiplier: float = 2.0
+    predicate: Callable[[BaseException], object] = _default_filter
+    exhausted: Callable[[RetrySignal], BaseException] | None = None
+    scheduler: Scheduler | None = None
+    rng: random.Random | None = None
+
+    # -- builders --------------------------------------------------------------------------------
+    def filter(self, predicate: Callable[[BaseException], object]) -> RetrySpec:
+        """Retry only the errors for which ``predicate(error)`` is true; others fail the stream as is."""
+        if not callable(predicate):
+            raise TypeError(f"RetrySpec.filter(): predicate must be callable, got {type(predicate).__name__}")
+        return replace(self, predicate=predicate)
+
+    def on_retry_exhausted(self, fn: Callable[[RetrySignal], BaseException]) -> RetrySpec:
+        """Signal ``fn(signal)`` instead of :class:`RetryExhaustedError` when the retries are used up."""
+        if not callable(fn):
+            raise TypeError(f"RetrySpec.on_retry_exhausted(): fn must be callable, got {type(fn).__name__}")
+        return replace(self, exhausted=fn)
+
+    def with_scheduler(self, scheduler: Scheduler) -> RetrySpec:
+        """Run the backoff delays on ``scheduler`` (a TestScheduler in tests)."""
+        from .schedulers import Scheduler as _Scheduler
+
+        if not isinstance(scheduler, _Scheduler):
+            raise TypeError(f"RetrySpec.with_scheduler(): expected a Scheduler, got {type(scheduler).__name__}")
+        return replace(self, scheduler=scheduler)
+
+    def with_random(self, rng: random.Random) -> RetrySpec:
+        """Draw the jitter from ``rng`` (seed it for reproducible delays)."""
+        return replace(self, rng=rng)
+
+    # -- the policy ------------------------------------------------------------------------------
+    def delay_for(self, retry: int) -> float:
+        """The delay in seconds before retry number ``retry`` (1-based)."""
+        if self.min_backoff <= 0 and self.max_backoff is None:
+            return 0.0
+        hi = self.max_backoff if self.max_backoff is not None else float("inf")
+        d = min(self.min_backoff * self.multiplier ** (retry - 1), hi)
+        if self.jitter > 0:
+            offset = d * self.jitter
+            low = max(self.min_backoff - d, -offset)
+            high = min(hi - d, offset)
+            r = self.rng if self.rng is not None else random
+            d = d + r.uniform(low, high) if high > low else d
+        return max(0.0, d)
+
+    def exhausted_error(self, signal: RetrySignal) -> BaseException:
+        fn = self.exhausted
+        if fn is not None:
+            return fn(signal)
+        return RetryExhaustedError(signal.total_retries, signal.failure)
+
+    def __call__(self, errors: Flowable[BaseException]) -> Publisher[Any]:
+        from .flowable import Flowable
+
+        retries = [0]  # this subscription's count (the handler is called once per subscription)
+
+        def decide(error: BaseException) -> Flowable[Any]:
+            if not self.predicate(error):
+                return Flowable.error(error)
+            n = retries[0]
+            if n >= self.max_attempts:
+                return Flowable.error(self.exhausted_error(RetrySignal(n, error)))
+            retries[0] = n + 1
+            d = self.delay_for(n + 1)
+            if d <= 0:
+                return Flowable.just(n + 1)
+            return Flowable.timer(d, self.scheduler)
+
+        return errors.concat_map(decide)
+
+
+class Retry:
+    """Factories of :class:`RetrySpec`."""
+
+    @staticmethod
+    def max(max_attempts: int) -> RetrySpec:
+        """Retry at once, at most ``max_attempts`` times.
+
+        Example::
+
+            Flowable.defer(flaky).retry_policy(Retry.max(3))
+        """
+        return RetrySpec(_check_attempts("Retry.max", max_attempts))
+
+    @staticmethod
+    def fixed_delay(max_attempts: int, delay: float) -> RetrySpec:
+        """Retry at most ``max_attempts`` times, waiting ``delay`` seconds before each retry."""
+        d = _check_seconds("Retry.fixed_delay", delay, "delay")
+        return RetrySpec(_check_attempts("Retry.fixed_delay", max_attempts), d, d, 0.0, 1.0)
+
+    @staticmethod
+    def backoff(
+        max_attempts: int,
+        min_backoff: float,
+        max_backoff: float | None = None,
+        jitter: float = 0.5,
+        multiplier: float = 2.0,
+    ) -> RetrySpec:
+        """Retry at most ``max_attempts`` times with exponential backoff and jitter.
+
+        Example::
+
+            Flowable.defer(call_service).retry_policy(Retry.backoff(5, 0.1, max_backoff=2.0))
+        """
+        op = "Retry.backoff"
+        lo = _check_seconds(op, min_backoff, "min_backoff")
+        hi = None if max_backoff is None else _check_seconds(op, max_backoff, "max_backoff")
+        if hi is not None and hi < lo:
+            raise ValueError(f"{op}(): max_backoff ({hi}) must be >= min_backoff ({lo})")
+        if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
+            raise ValueError(f"{op}(): jitter must be a number in [0, 1], got {jitter!r}")
+        if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or multiplier < 1:
+            raise ValueError(f"{op}(): multiplier must be a number >= 1, got {multiplier!r}")
+        return RetrySpec(_check_attempts(op, max_attempts), lo, hi, float(jitter), float(multiplier))
+
+
+def _check_attempts(op: str, n: object) -> int:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{op}(): max_attempts must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"{op}(): max_attempts must be >= 0, got {n}")
+    return n
+
+
+def _check_seconds(op: str, d: object, name: str) -> float:
+    if isinstance(d, bool) or not isinstance(d, int | float):
+        raise TypeError(f"{op}(): {name} must be a number of seconds, got {type(d).__name__}")
+    if not d >= 0:
+        raise ValueError(f"{op}(): {name} must be >= 0, got {d!r}")
+    return float(d)
