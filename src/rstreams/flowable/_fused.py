@@ -39,7 +39,7 @@ class Fusion(Generic[T]):
     so that a ``None`` element can be blamed on the right operator.
     """
 
-    __slots__ = ("factory", "sizer", "producers", "names")
+    __slots__ = ("factory", "sizer", "producers", "names", "eager")
 
     def __init__(
         self,
@@ -47,11 +47,16 @@ class Fusion(Generic[T]):
         sizer: Sizer | None,
         producers: tuple[str, ...] = (),
         names: tuple[str, ...] = (),
+        eager: bool = True,
     ) -> None:
         self.factory = factory
         self.sizer = sizer
         self.producers = producers
         self.names = names
+        # eager: discover the end by looking one element ahead once demand is met (as RxJava's
+        # sources do). False for sources where pulling ahead is expensive (a Spark partition):
+        # completion then comes with the next request.
+        self.eager = eager
 
     def then(
         self,
@@ -71,6 +76,7 @@ class Fusion(Generic[T]):
             sizer,
             self.producers + ((name,) if produces else ()),
             self.names + (name,),
+            self.eager,
         )
 
     def none_error(self) -> TypeError:
@@ -201,7 +207,7 @@ class IterSubscription(Generic[T]):
                 return
             r = requested.get()
             if r == e:
-                if remaining is None:
+                if remaining is None and self._fusion.eager:
                     # eager completion (as RxJava's sources): look one element ahead
                     try:
                         nxt = next(it, _END)

@@ -1,0 +1,112 @@
+"""Getting a SparkSession: embedded ``local[*]`` by default, a cluster one master URL away."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+__all__ = ["session", "SparkUnavailableError", "check_java", "DEFAULT_CONF"]
+
+
+class SparkUnavailableError(RuntimeError):
+    """Spark cannot start here: no Java 17, or pyspark/pyarrow missing. The message says how to fix it."""
+
+
+#: Settings applied to sessions this module builds (each may be overridden through ``**conf``).
+DEFAULT_CONF: dict[str, str] = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
+    "spark.sql.shuffle.partitions": "4",
+}
+
+
+def check_java() -> str:
+    """Return the path of ``java`` (Java 17+), or raise :class:`SparkUnavailableError`."""
+    java_home = os.environ.get("JAVA_HOME")
+    java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
+    if not java or not os.path.exists(java):
+        raise SparkUnavailableError(
+            "rstreams.spark needs Java 17 (the only system requirement of Spark): no `java` on PATH "
+            "and no JAVA_HOME. Install it, e.g. `apt-get install -y openjdk-17-jre-headless`."
+        )
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SparkUnavailableError(f"rstreams.spark: `{java} -version` failed: {e}") from e
+    text = out.stderr + out.stdout
+    major = _java_major(text)
+    if major is not None and major < 17:
+        raise SparkUnavailableError(
+            f"rstreams.spark needs Java 17 or newer; `{java}` is Java {major}. Set JAVA_HOME to a Java 17."
+        )
+    return java
+
+
+def _java_major(version_text: str) -> int | None:
+    import re
+
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', version_text)
+    if not m:
+        return None
+    first = int(m.group(1))
+    if first == 1 and m.group(2):
+        return int(m.group(2))
+    return first
+
+
+def _require_pyspark() -> Any:
+    try:
+        import pyspark  # noqa: F401
+        from pyspark.sql import SparkSession
+    except ImportError as e:
+        raise SparkUnavailableError(
+            "rstreams.spark needs the `spark` extra: pip install 'rstreams[spark]' (pyspark, pyarrow, pandas<3)"
+        ) from e
+    return SparkSession
+
+
+def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) -> Any:
+    """Return the active SparkSession, or build one.
+
+    ``master`` defaults to ``$SPARK_MASTER`` or ``local[*]``; ``conf`` keys use underscores or dots
+    (``spark_sql_shuffle_partitions=8`` == ``"spark.sql.shuffle.partitions": 8``). Arrow is enabled
+    and the UI is off unless asked (``spark_ui_enabled="true"``).
+
+    Example::
+
+        from rstreams import spark
+        s = spark.session()                      # embedded local[*]
+        s = spark.session("spark://host:7077")   # a cluster
+    """
+    SparkSession = _require_pyspark()
+    active = SparkSession.getActiveSession()
+    if active is not None and master is None:
+        return active
+    check_java()
+    # executors must run this interpreter (with pyarrow), not whatever python3 is on PATH
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    builder = SparkSession.builder.appName(app_name).master(master or os.environ.get("SPARK_MASTER", "local[*]"))
+    settings = dict(DEFAULT_CONF)
+    settings.setdefault("spark.sql.warehouse.dir", os.path.join(tempfile.gettempdir(), "rstreams-warehouse"))
+    for k, v in conf.items():
+        key = k if "." in k else k.replace("_", ".")
+        settings[key] = str(v).lower() if isinstance(v, bool) else str(v)
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    try:
+        s = builder.getOrCreate()
+    except Exception as e:  # a JVM that fails to start: say why in one line
+        raise SparkUnavailableError(f"rstreams.spark: Spark failed to start ({type(e).__name__}: {str(e)[:300]})") from e
+    s.sparkContext.setLogLevel("ERROR")
+    return s

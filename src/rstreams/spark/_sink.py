@@ -1,0 +1,586 @@
+"""Flowable -> Spark: a Subscriber that lands a stream as Parquet (or a table) in micro-batches.
+
+The loop (backpressure reaches the producer):
+
+1. request enough elements for one micro-batch (``batch_rows`` rows);
+2. build an Arrow table of the batch and write it through Spark (one Spark job per micro-batch);
+3. commit it durably (see below), and only then request more. While batch ``k`` is being
+   written, batch ``k + 1`` may fill; nothing more is requested until ``k`` is committed, so at
+   most two batches are ever in memory.
+
+Exactly-once into a path (the pattern of Structured Streaming's file sink commit log): each
+micro-batch has an id. Spark writes it into ``<path>/_rstreams_staging/batch-<id>``; its part files
+are then moved into ``<path>`` as ``part-b<id>-...`` and a commit marker
+``<path>/_rstreams_commits/<stream>/<id>.json`` (rows ``[start, end)`` of the stream) is written
+atomically. Readers never see staging files (Spark ignores paths starting with ``_``). On start,
+the sink reads its commit log: part files of uncommitted batches are deleted, and the first
+``end`` rows of the (re-run, deterministic) input are skipped. So a crash anywhere, followed by a
+re-run, neither loses nor duplicates rows. A completed run leaves a ``_COMPLETE`` marker; the next
+run of the same stream then starts afresh (and appends).
+
+For ``table=`` targets the batches are appended with ``saveAsTable``; the commit log makes re-runs
+skip committed rows, but a crash between Spark's write and the commit marker can duplicate one
+batch (at-least-once): prefer ``path=`` for exactly-once.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import math
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._internal import plugins
+from .._internal.atomics import AtomicFlag
+from .._spec import MAX_DEMAND, Publisher, Subscription
+from ..errors import RStreamsError
+from ._progress import Progress
+
+__all__ = ["to_spark", "SparkSink", "SinkResult", "SinkWriteError", "WritePolicy"]
+
+
+class SinkWriteError(RStreamsError, RuntimeError):
+    """A micro-batch could not be written after the retries. Says which batch and what was lost."""
+
+    def __init__(self, batch_id: int, start_row: int, end_row: int, committed_rows: int, cause: BaseException) -> None:
+        self.batch_id = batch_id
+        self.start_row = start_row
+        self.end_row = end_row
+        self.committed_rows = committed_rows
+        super().__init__(
+            f"to_spark: micro-batch {batch_id} (rows {start_row}..{end_row - 1}) failed: "
+            f"{type(cause).__name__}: {cause}. Rows 0..{committed_rows - 1} are committed; rows from "
+            f"{committed_rows} on were not written. Re-run the same stream to resume exactly there."
+        )
+        self.__cause__ = cause
+
+
+@dataclass(frozen=True)
+class WritePolicy:
+    """Retries of a failed micro-batch write: ``attempts`` in all, exponential backoff."""
+
+    attempts: int = 3
+    backoff: float = 0.5
+    max_backoff: float = 10.0
+
+    def delay(self, attempt: int) -> float:
+        return float(min(self.max_backoff, self.backoff * (2 ** (attempt - 1))))
+
+
+@dataclass
+class SinkResult:
+    """What a ``to_spark`` run did."""
+
+    rows: int = 0
+    batches: int = 0
+    seconds: float = 0.0
+    skipped_rows: int = 0
+    path: str | None = None
+    table: str | None = None
+    batch_ids: list[int] = field(default_factory=list)
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.seconds if self.seconds > 0 else 0.0
+
+
+_BATCH_RE = re.compile(r"^part-b(\d{8})-")
+
+
+class _CommitLog:
+    """The sink's commit log under ``<path>/_rstreams_commits/<stream>``."""
+
+    def __init__(self, root: str, stream: str) -> None:
+        self.dir = os.path.join(root, "_rstreams_commits", stream)
+        os.makedirs(self.dir, exist_ok=True)
+
+    def entries(self) -> list[dict[str, Any]]:
+        out = []
+        for name in sorted(os.listdir(self.dir)):
+            if name.endswith(".json"):
+                with open(os.path.join(self.dir, name)) as f:
+                    out.append(json.load(f))
+        return out
+
+    def completed(self) -> bool:
+        return os.path.exists(os.path.join(self.dir, "_COMPLETE"))
+
+    def reset(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir, exist_ok=True)
+
+    def commit(self, entry: dict[str, Any]) -> None:
+        name = os.path.join(self.dir, f"{entry['batch_id']:08d}.json")
+        tmp = name + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(entry, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, name)  # atomic: the batch is committed from here on
+
+    def mark_complete(self) -> None:
+        with open(os.path.join(self.dir, "_COMPLETE"), "w") as f:
+            f.write("complete\n")
+
+
+def _local_path(path: str) -> str:
+    if path.startswith("file://"):
+        return path[len("file://") :]
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path):
+        raise ValueError(
+            f"to_spark(path={path!r}): exactly-once commits need a local (or mounted) filesystem path; "
+            "use table=... for other storage"
+        )
+    return path
+
+
+class _Rows:
+    """The pending micro-batch: Arrow pieces and plain rows, converted once at flush."""
+
+    def __init__(self) -> None:
+        self.pieces: list[Any] = []  # pyarrow Tables/RecordBatches
+        self.rows: list[Any] = []  # dicts / tuples / Rows
+        self.count = 0
+        self.started = time.monotonic()
+
+    def clear(self) -> None:
+        self.pieces = []
+        self.rows = []
+        self.count = 0
+        self.started = time.monotonic()
+
+
+class SparkSink:
+    """The Subscriber behind :func:`to_spark` (one use). ``result()`` waits for the outcome."""
+
+    _rs_no_wrap = True
+
+    def __init__(
+        self,
+        *,
+        spark: Any,
+        path: str | None,
+        table: str | None,
+        format: str,
+        mode: str,
+        batch_rows: int | None,
+        max_batch_seconds: float | None,
+        schema: Any,
+        stream: str,
+        policy: WritePolicy,
+        progress: Progress | None,
+        write_hook: Callable[[int], Any] | None = None,
+    ) -> None:
+        if (path is None) == (table is None):
+            raise ValueError("to_spark(): give exactly one of path=... or table=...")
+        self._spark = spark
+        self._path = _local_path(path) if path is not None else None
+        self._table = table
+        self._format = format
+        self._mode = mode
+        self._adaptive = batch_rows is None
+        self._batch_rows = batch_rows or 100_000
+        self._max_batch_rows = max(self._batch_rows, 2_000_000)
+        self._max_batch_seconds = max_batch_seconds
+        self._schema = schema
+        self._stream = stream
+        self._policy = policy
+        self._progress = progress
+        self._write_hook = write_hook
+        self._lock = threading.Lock()  # guards the pending batch, demand and writer state
+        self._pending = _Rows()
+        self._outstanding = 0  # elements requested and not yet received
+        self._unit_rows: int | None = None  # rows per element (None until the first element)
+        self._writing = False
+        self._waiting: _Rows | None = None  # a full batch waiting for the writer
+        self._done = False
+        self._failed: BaseException | None = None
+        self._upstream: Subscription | None = None
+        self._result = SinkResult(path=path, table=table)
+        self._start = time.monotonic()
+        self._future: concurrent.futures.Future[SinkResult] = concurrent.futures.Future()
+        self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rstreams-spark-sink")
+        self._timer: threading.Timer | None = None
+        self._finished = AtomicFlag()
+        self._log: _CommitLog | None = None
+        self._skip = 0
+        self._next_id = 0
+        self._next_row = 0  # stream row index of the next row of the pending batch
+        self._recover()
+
+    # -- recovery ------------------------------------------------------------------------------
+    def _recover(self) -> None:
+        root = self._path
+        if root is None:
+            from ._session import session  # noqa: F401  (a warehouse-side log for tables)
+
+            warehouse = self._spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse")
+            root = os.path.join(_local_path(warehouse), f"_rstreams_{self._table}")
+        os.makedirs(root, exist_ok=True)
+        self._log = _CommitLog(root, self._stream)
+        if self._log.completed():
+            self._log.reset()
+        entries = self._log.entries()
+        if not entries and self._path is not None and self._mode == "overwrite":
+            for name in os.listdir(self._path):
+                if not name.startswith("_"):
+                    p = os.path.join(self._path, name)
+                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+        committed = {e["batch_id"] for e in entries}
+        end = 0
+        for e in entries:
+            end = max(end, int(e["end_row"]))
+        self._skip = end
+        self._next_row = end
+        self._next_id = (max(committed) + 1) if committed else 0
+        self._result.skipped_rows = end
+        if self._path is not None:
+            shutil.rmtree(os.path.join(self._path, "_rstreams_staging"), ignore_errors=True)
+            for name in os.listdir(self._path):  # part files of batches that never committed
+                m = _BATCH_RE.match(name)
+                if m and int(m.group(1)) not in committed:
+                    os.remove(os.path.join(self._path, name))
+
+    # -- Subscriber ----------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not None:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        if self._max_batch_seconds:
+            self._arm_timer()
+        self._request_more()
+
+    def _request_more(self) -> None:
+        with self._lock:
+            if self._done or self._failed is not None or self._upstream is None:
+                return
+            if self._unit_rows is None:
+                want = 1 - self._outstanding  # learn what an element is (a row or a batch)
+            else:
+                rows_needed = self._batch_rows - self._pending.count
+                want = max(0, math.ceil(rows_needed / max(1, self._unit_rows))) - self._outstanding
+            if self._waiting is not None or want <= 0:
+                return
+            self._outstanding += want
+            up = self._upstream
+        up.request(min(want, MAX_DEMAND))
+
+    def on_next(self, item: Any) -> None:
+        flush: _Rows | None = None
+        with self._lock:
+            if self._done or self._failed is not None:
+                return
+            self._outstanding -= 1
+            n = self._add(item)
+            if self._unit_rows is None:
+                self._unit_rows = max(1, n)
+            if self._pending.count >= self._batch_rows:
+                flush = self._take_pending()
+        if flush is not None:
+            self._hand_off(flush)
+        self._request_more()
+
+    def _add(self, item: Any) -> int:
+        """Append one element to the pending batch, skipping rows committed by an earlier run."""
+        import pyarrow as pa
+
+        if isinstance(item, (pa.RecordBatch, pa.Table)):
+            n = item.num_rows
+            if self._skip:
+                k = min(self._skip, n)
+                self._skip -= k
+                item = item.slice(k)
+                n -= k
+            if n:
+                self._pending.pieces.append(item)
+                self._pending.count += n
+            return item.num_rows if n else 1
+        if item is None:
+            raise TypeError("to_spark: None is not a valid element (rule 2.13)")
+        if self._skip:
+            self._skip -= 1
+            return 1
+        self._pending.rows.append(item)
+        self._pending.count += 1
+        return 1
+
+    def _take_pending(self) -> _Rows:
+        p = self._pending
+        self._pending = _Rows()
+        return p
+
+    def on_error(self, error: BaseException) -> None:
+        with self._lock:
+            if self._done:
+                plugins.on_error(error, "to_spark: on_error after termination")
+                return
+            self._done = True
+        self._finish_after_writes(error)
+
+    def on_complete(self) -> None:
+        flush: _Rows | None = None
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            if self._pending.count:
+                flush = self._take_pending()
+        if flush is not None:
+            self._hand_off(flush)
+        self._finish_after_writes(None)
+
+    # -- writing -------------------------------------------------------------------------------
+    def _hand_off(self, batch: _Rows) -> None:
+        with self._lock:
+            if self._writing:
+                self._waiting = batch  # at most one batch waits; nothing more is requested meanwhile
+                return
+            self._writing = True
+        self._writer.submit(self._write_loop, batch)
+
+    def _write_loop(self, batch: _Rows) -> None:
+        while batch is not None:
+            try:
+                self._write_committed(batch)
+            except BaseException as e:
+                self._fail(e)
+                return
+            with self._lock:
+                nxt = self._waiting
+                self._waiting = None
+                if nxt is None:
+                    self._writing = False
+            self._request_more()
+            batch = nxt  # type: ignore[assignment]
+
+    def _write_committed(self, batch: _Rows) -> None:
+        table = self._to_arrow(batch)
+        rows = table.num_rows
+        batch_id = self._next_id
+        start_row = self._next_row
+        end_row = start_row + rows
+        attempt = 0
+        t0 = time.monotonic()
+        while True:
+            attempt += 1
+            try:
+                if self._write_hook is not None:
+                    self._write_hook(batch_id)
+                files = self._write(table, batch_id)
+                break
+            except Exception as e:
+                if attempt >= self._policy.attempts:
+                    raise SinkWriteError(batch_id, start_row, end_row, start_row, e) from e
+                plugins.on_error(e, f"to_spark: micro-batch {batch_id} attempt {attempt} failed; retrying")
+                time.sleep(self._policy.delay(attempt))
+        assert self._log is not None
+        if os.environ.get("RSTREAMS_SINK_CRASH_BEFORE_COMMIT") == str(batch_id):
+            os._exit(17)  # fault injection for the crash-recovery tests: data moved, no commit marker
+        self._log.commit({"batch_id": batch_id, "start_row": start_row, "end_row": end_row, "rows": rows, "files": files})
+        elapsed = time.monotonic() - t0
+        self._next_id += 1
+        self._next_row = end_row
+        self._result.rows += rows
+        self._result.batches += 1
+        self._result.batch_ids.append(batch_id)
+        if self._progress is not None:
+            self._progress.update(rows=rows, batches=1)
+        if self._adaptive and elapsed < 1.0 and rows >= self._batch_rows:
+            # Spark's fixed cost per job (~0.1-0.3 s) dominates: grow the batch to amortize it
+            self._batch_rows = min(self._max_batch_rows, self._batch_rows * 2)
+
+    def _to_arrow(self, batch: _Rows) -> Any:
+        import pyarrow as pa
+
+        tables = []
+        for p in batch.pieces:
+            tables.append(pa.Table.from_batches([p]) if isinstance(p, pa.RecordBatch) else p)
+        if batch.rows:
+            tables.append(self._rows_to_table(batch.rows))
+        if len(tables) == 1:
+            return tables[0]
+        return pa.concat_tables(tables, promote_options="default")
+
+    def _rows_to_table(self, rows: list[Any]) -> Any:
+        import pyarrow as pa
+
+        first = rows[0]
+        schema = self._schema
+        if isinstance(first, dict):
+            return pa.Table.from_pylist(rows, schema=schema)
+        if hasattr(first, "asDict"):  # pyspark Row
+            return pa.Table.from_pylist([r.asDict() for r in rows], schema=schema)
+        if isinstance(first, tuple):
+            cols = list(zip(*rows, strict=True))
+            if schema is not None:
+                return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema, strict=True)], schema=schema)
+            names = list(getattr(first, "_fields", None) or [f"c{i}" for i in range(len(first))])
+            return pa.Table.from_arrays([pa.array(c) for c in cols], names=names)
+        return pa.Table.from_pylist([{"value": r} for r in rows])
+
+    def _write(self, table: Any, batch_id: int) -> list[str]:
+        spark = self._spark
+        cores = max(1, spark.sparkContext.defaultParallelism)
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(max(1, math.ceil(table.num_rows / cores))))
+        spark.conf.set("spark.sql.execution.arrow.localRelationThreshold", "0")
+        df = spark.createDataFrame(table)
+        if self._table is not None:
+            mode = "append" if (batch_id > 0 or self._mode == "append") else self._mode
+            df.write.mode(mode).format(self._format).saveAsTable(self._table)
+            return []
+        assert self._path is not None
+        staging = os.path.join(self._path, "_rstreams_staging", f"batch-{batch_id:08d}")
+        shutil.rmtree(staging, ignore_errors=True)
+        df.write.mode("overwrite").format(self._format).save(staging)
+        moved = []
+        for name in sorted(os.listdir(staging)):
+            if name.startswith("part-"):
+                final = f"part-b{batch_id:08d}-{name[len('part-'):]}"
+                os.replace(os.path.join(staging, name), os.path.join(self._path, final))
+                moved.append(final)
+        shutil.rmtree(staging, ignore_errors=True)
+        return moved
+
+    # -- ending --------------------------------------------------------------------------------
+    def _fail(self, error: BaseException) -> None:
+        with self._lock:
+            if self._failed is not None:
+                return
+            self._failed = error
+            up = self._upstream
+            self._done = True
+        if up is not None:
+            up.cancel()
+        self._finish(error)
+
+    def _finish_after_writes(self, error: BaseException | None) -> None:
+        # The writer is one thread running its tasks in order, and a running write loop also
+        # takes the batch waiting behind it: a task queued now runs after every pending write.
+        try:
+            self._writer.submit(self._finish, error)
+        except RuntimeError:  # the writer already stopped (a failed write)
+            self._finish(error)
+
+    def _finish(self, error: BaseException | None) -> None:
+        if not self._finished.try_set():
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._result.seconds = time.monotonic() - self._start
+        if self._progress is not None:
+            self._progress.close()
+        error = self._failed or error
+        if error is None and self._log is not None:
+            self._log.mark_complete()
+        self._writer.shutdown(wait=False)
+        if error is not None:
+            self._future.set_exception(error)
+        else:
+            self._future.set_result(self._result)
+
+    def _arm_timer(self) -> None:
+        assert self._max_batch_seconds is not None
+        t = threading.Timer(self._max_batch_seconds / 2, self._on_timer)
+        t.daemon = True
+        self._timer = t
+        t.start()
+
+    def _on_timer(self) -> None:
+        flush: _Rows | None = None
+        with self._lock:
+            if self._done or self._failed is not None:
+                return
+            age = time.monotonic() - self._pending.started
+            if self._pending.count and age >= (self._max_batch_seconds or 0) and not self._writing:
+                flush = self._take_pending()
+        if flush is not None:
+            self._hand_off(flush)
+        self._arm_timer()
+
+    # -- results -------------------------------------------------------------------------------
+    @property
+    def future(self) -> concurrent.futures.Future[SinkResult]:
+        return self._future
+
+    def result(self, timeout: float | None = None) -> SinkResult:
+        return self._future.result(timeout)
+
+    def cancel(self) -> None:
+        """Stop: cancel the upstream; the batch being written still commits."""
+        with self._lock:
+            up = self._upstream
+            self._done = True
+        if up is not None:
+            up.cancel()
+        self._finish_after_writes(None)
+
+
+def to_spark(
+    publisher: Publisher[Any],
+    *,
+    path: str | None = None,
+    table: str | None = None,
+    format: str = "parquet",
+    mode: str = "append",
+    batch_rows: int | None = None,
+    max_batch_seconds: float | None = None,
+    schema: Any = None,
+    stream: str = "default",
+    spark: Any = None,
+    retry: WritePolicy | None = None,
+    block: bool = True,
+    progress: bool | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """Land ``publisher`` through Spark in committed micro-batches, with backpressure.
+
+    Elements may be dicts, tuples (named tuples name the columns; ``schema`` (a ``pyarrow.Schema``)
+    types them), pyspark ``Row``s, or ``pyarrow.RecordBatch``/``Table``s. Returns a
+    :class:`SinkResult` (rows, batches, seconds) when ``block`` (default), else a
+    ``concurrent.futures.Future`` of it.
+
+    Example::
+
+        from rstreams import Flowable, spark
+        result = spark.to_spark(Flowable.range(0, 1000).map(lambda i: {"id": i}), path="/tmp/out")
+        print(result.rows, result.batches)
+
+    Backpressure: requests one micro-batch (``batch_rows`` rows; adaptive from 100k when None)
+    and requests more only after it is committed: at most two batches in memory.
+    Errors: a failed write is retried per ``retry`` (:class:`WritePolicy`), then the stream is
+    cancelled and a :class:`SinkWriteError` names the batch and what was not committed.
+    ``max_batch_seconds`` flushes a partial batch that has waited that long.
+    """
+    from ._session import session
+
+    if mode not in ("append", "overwrite"):
+        raise ValueError(f"to_spark(): mode must be 'append' or 'overwrite', got {mode!r}")
+    if batch_rows is not None and (not isinstance(batch_rows, int) or batch_rows <= 0):
+        raise ValueError(f"to_spark(): batch_rows must be a positive int, got {batch_rows!r}")
+    s = spark or session()
+    prog = Progress(f"to_spark {path or table}", enabled=progress)
+    sink = SparkSink(
+        spark=s,
+        path=path,
+        table=table,
+        format=format,
+        mode=mode,
+        batch_rows=batch_rows,
+        max_batch_seconds=max_batch_seconds,
+        schema=schema,
+        stream=stream,
+        policy=retry or WritePolicy(),
+        progress=prog,
+    )
+    publisher.subscribe(sink)  # type: ignore[arg-type]
+    if not block:
+        return sink.future
+    return sink.result(timeout)

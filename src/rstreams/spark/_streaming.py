@@ -1,0 +1,170 @@
+"""Structured Streaming -> Flowable, with real backpressure.
+
+``from_stream(streaming_df)`` runs the query with ``foreachBatch``. The batch function runs in
+the driver on Spark's micro-batch thread; it waits until the downstream has demand, emits the
+micro-batch (Arrow record batches, or rows) as demand allows, and returns only when the whole
+micro-batch was emitted. While it waits, Spark's trigger loop waits: no new micro-batch starts
+without demand. Cancelling stops the query; a query failure reaches ``on_error``. Offsets are
+committed by Spark after the function returns, so a restart from the checkpoint replays at most
+the micro-batch in progress (at-least-once).
+"""
+
+from __future__ import annotations
+
+import itertools
+import tempfile
+import threading
+from typing import Any
+
+from .._internal import plugins
+from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from .._spec import Subscriber
+from ..flowable import Flowable
+
+__all__ = ["from_stream"]
+
+
+class _StreamSubscription:
+    def __init__(self, downstream: Subscriber[Any], streaming_df: Any, as_: str, checkpoint: str | None, trigger: dict[str, Any] | None) -> None:
+        self._downstream: Subscriber[Any] | None = downstream
+        self._df = streaming_df
+        self._as = as_
+        self._checkpoint = checkpoint or tempfile.mkdtemp(prefix="rstreams-stream-ckpt-")
+        self._trigger = trigger
+        self._requested = AtomicInt(0)
+        self._cond = threading.Condition()  # the batch function waits here for demand or cancel
+        self._cancelled = AtomicFlag()
+        self._terminated = AtomicFlag()
+        self._query: Any = None
+        self.micro_batches = 0
+
+    def start(self) -> None:
+        writer = self._df.writeStream.foreachBatch(self._on_batch).option("checkpointLocation", self._checkpoint)
+        if self._trigger:
+            writer = writer.trigger(**self._trigger)
+        self._query = writer.start()
+        threading.Thread(target=self._watch, name="rstreams-stream-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        q = self._query
+        try:
+            q.awaitTermination()
+        except Exception as e:
+            if not self._cancelled.is_set():
+                self._terminate(e)
+            return
+        if not self._cancelled.is_set():
+            self._terminate(None)  # the query ended by itself (e.g. trigger availableNow)
+
+    def _terminate(self, error: BaseException | None) -> None:
+        if not self._terminated.try_set():
+            if error is not None:
+                plugins.on_error(error, "from_stream: error after termination")
+            return
+        d = self._downstream
+        self._downstream = None
+        if d is None:
+            return
+        if error is None:
+            d.on_complete()
+        else:
+            d.on_error(error)
+
+    def _await_demand(self) -> bool:
+        with self._cond:
+            while self._requested.get() == 0 and not self._cancelled.is_set():
+                self._cond.wait(0.2)
+        return not self._cancelled.is_set()
+
+    def _on_batch(self, batch_df: Any, batch_id: int) -> None:
+        if not self._await_demand():
+            return
+        table = batch_df.toArrow()
+        self.micro_batches += 1
+        items: Any = table.to_batches()
+        if self._as == "rows":
+            from ._source import batch_to_rows
+
+            items = itertools.chain.from_iterable(map(batch_to_rows, items))
+        for item in items:
+            if not self._await_demand():
+                return
+            d = self._downstream
+            if d is None:
+                return
+            d.on_next(item)
+            produced(self._requested, 1)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self.cancel()
+                self._cancelled.try_set()
+                d = self._downstream
+                self._downstream = None
+                if d is not None and self._terminated.try_set():
+                    d.on_error(err)
+                return
+        add_request(self._requested, min(n, MAX_DEMAND))
+        with self._cond:
+            self._cond.notify_all()
+
+    def cancel(self) -> None:
+        if not self._cancelled.try_set():
+            return
+        self._downstream = None
+        with self._cond:
+            self._cond.notify_all()  # wake the batch function before stopping (else stop() waits)
+        q = self._query
+        if q is not None:
+            threading.Thread(target=self._stop, args=(q,), name="rstreams-stream-stop", daemon=True).start()
+
+    @staticmethod
+    def _stop(q: Any) -> None:
+        try:
+            q.stop()
+        except Exception as e:
+            plugins.on_error(e, "from_stream: stopping the query failed")
+
+
+class _StreamFlowable(Flowable[Any]):
+    __slots__ = ("_df", "_as", "_checkpoint", "_trigger")
+
+    def __init__(self, df: Any, as_: str, checkpoint: str | None, trigger: dict[str, Any] | None) -> None:
+        self._df = df
+        self._as = as_
+        self._checkpoint = checkpoint
+        self._trigger = trigger
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        s = _StreamSubscription(subscriber, self._df, self._as, self._checkpoint, self._trigger)
+        subscriber.on_subscribe(s)
+        if s._cancelled.is_set():
+            return
+        try:
+            s.start()
+        except Exception as e:
+            s._terminate(e)
+
+
+def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None = None, trigger: dict[str, Any] | None = None) -> Flowable[Any]:
+    """A Flowable over a streaming DataFrame's micro-batches, paced by downstream demand.
+
+    Example::
+
+        s = spark.session()
+        stream = s.readStream.format("rate-micro-batch").option("rowsPerBatch", 1000).load()
+        spark.from_stream(stream, as_="rows").take(5000).blocking_subscribe(print)
+
+    Backpressure: the micro-batch function waits for demand, which stalls Spark's trigger loop; the
+    size of each micro-batch comes from the source's admission control (``maxOffsetsPerTrigger``,
+    ``maxFilesPerTrigger``, ``rowsPerBatch``...). Scheduler: elements are emitted on Spark's
+    micro-batch thread. Cancel stops the query. Classic (non-Connect) Spark only.
+    """
+    if as_ not in ("arrow", "rows"):
+        raise ValueError(f"from_stream(): as_ must be 'arrow' or 'rows', got {as_!r}")
+    if not getattr(streaming_df, "isStreaming", False):
+        raise TypeError("from_stream(): expected a streaming DataFrame (spark.readStream...)")
+    return _StreamFlowable(streaming_df, as_, checkpoint, trigger)
