@@ -26,21 +26,64 @@ Without pytest collection: ``python -m rstreams.tck mymod:make_range --kind publ
 :func:`run_verification`.
 """
 
-from ._env import SubscriberPuppet, TestEnvironment, WhiteboxSubscriberProbe
-from ._outcomes import TckFailure
-from ._processor import IdentityProcessorVerification
-from ._publisher import PublisherVerification
-from ._reference import (
-    AsyncioIterablePublisher,
-    AsyncSubscriber,
-    DaemonExecutor,
-    IdentityProcessor,
-    SyncRangePublisher,
-    SyncSubscriber,
-    ThreadPoolIterablePublisher,
-)
-from ._runner import TestResult, format_table, run_test, run_verification
-from ._subscriber import SubscriberBlackboxVerification, SubscriberWhiteboxVerification
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._env import SubscriberPuppet, TestEnvironment, WhiteboxSubscriberProbe
+    from ._outcomes import TckFailure
+    from ._processor import IdentityProcessorVerification
+    from ._publisher import PublisherVerification
+    from ._reference import (
+        AsyncioIterablePublisher,
+        AsyncSubscriber,
+        DaemonExecutor,
+        IdentityProcessor,
+        SyncRangePublisher,
+        SyncSubscriber,
+        ThreadPoolIterablePublisher,
+    )
+    from ._runner import TestResult, format_table, run_test, run_verification
+    from ._subscriber import SubscriberBlackboxVerification, SubscriberWhiteboxVerification
+
+# Public names are loaded on first use: the pytest plugin entry point imports this package for every
+# pytest run in the environment, and unrelated test sessions should not pay for the kit.
+_LAZY: dict[str, str] = {
+    "SubscriberPuppet": "._env",
+    "TestEnvironment": "._env",
+    "WhiteboxSubscriberProbe": "._env",
+    "TckFailure": "._outcomes",
+    "IdentityProcessorVerification": "._processor",
+    "PublisherVerification": "._publisher",
+    "AsyncioIterablePublisher": "._reference",
+    "AsyncSubscriber": "._reference",
+    "DaemonExecutor": "._reference",
+    "IdentityProcessor": "._reference",
+    "SyncRangePublisher": "._reference",
+    "SyncSubscriber": "._reference",
+    "ThreadPoolIterablePublisher": "._reference",
+    "TestResult": "._runner",
+    "format_table": "._runner",
+    "run_test": "._runner",
+    "run_verification": "._runner",
+    "SubscriberBlackboxVerification": "._subscriber",
+    "SubscriberWhiteboxVerification": "._subscriber",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'rstreams.tck' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AsyncSubscriber",
