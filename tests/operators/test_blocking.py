@@ -293,6 +293,13 @@ def test_first_last_timeout_cancels(which: str) -> None:
     assert log["cancels"] == [1]
 
 
+def test_last_fused_infinite_source_times_out() -> None:
+    import itertools
+
+    with pytest.raises(TimeoutError):
+        Flowable.from_iterable(itertools.count()).blocking_last(timeout=0.05)
+
+
 def test_first_last_sync_source_never_hangs() -> None:
     # a synchronous, non-fused chain completes within subscribe: no timeout needed
     assert Flowable.range(0, 10).hide().filter(lambda x: x > 7).blocking_first() == 8

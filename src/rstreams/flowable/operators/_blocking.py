@@ -21,7 +21,9 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
   (``__del__``).
 
 ``blocking_first``/``blocking_last`` wait on a ``threading.Event`` (set once per stream); with
-``timeout`` they cancel and raise ``TimeoutError``. ``blocking_subscribe`` runs the callbacks on the
+``timeout`` they cancel and raise ``TimeoutError``. The timeout bounds the wait for signals from
+other threads: a synchronous source runs on the calling thread, inside ``subscribe`` (the fused
+``blocking_last`` also checks the deadline once per chunk of 4096 elements). ``blocking_subscribe`` runs the callbacks on the
 calling thread. ``to_future`` returns a ``concurrent.futures.Future`` whose ``cancel()`` cancels the
 subscription.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 import concurrent.futures
 import operator
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from itertools import islice, repeat
@@ -421,6 +424,7 @@ def blocking_last(source: Flowable[T], default: Any, timeout: float | None) -> T
     if fz is not None:
         it = fz.factory()
         last: Any = _END
+        deadline = None if t is None else time.monotonic() + t
         while True:
             chunk = list(islice(it, _CHUNK))  # the fold runs in C, the None check per chunk
             if not chunk:
@@ -428,6 +432,8 @@ def blocking_last(source: Flowable[T], default: Any, timeout: float | None) -> T
             if _has_none(chunk):
                 raise fz.none_error()
             last = chunk[-1]
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"blocking_last(): no result within {t} s (the source was abandoned)")
         return _result("blocking_last", last, default)  # type: ignore[no-any-return]
     sub: _EventSubscriber[T] = _EventSubscriber(False)
     source.subscribe(sub)
