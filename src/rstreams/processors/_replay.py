@@ -188,7 +188,11 @@ class _ReplaySubscription(Generic[T]):
 
     def drain(self) -> None:
         wip = self.wip
-        if wip.get_and_increment() != 0:
+        lock = wip._lock  # the AtomicInt's own lock, inlined: this runs once per item and subscriber
+        with lock:  # enter the drain (race: request vs writer notification vs cancel)
+            w = wip._value
+            wip._value = w + 1
+        if w != 0:
             return
         missed = 1
         while True:
@@ -240,7 +244,9 @@ class _ReplaySubscription(Generic[T]):
             self.offset = off
             self.index = index
             self.emitted = e
-            missed = wip.add_and_get(-missed)
+            with lock:  # leave: 0 means no work was signalled meanwhile
+                missed = wip._value - missed
+                wip._value = missed
             if missed == 0:
                 return
 
