@@ -465,10 +465,11 @@ def blocking_subscribe(
         if fn is not None and not callable(fn):
             raise TypeError(f"blocking_subscribe(): {name} must be callable or None")
     it = BlockingIterator(source, 128)
+    gen = iter(it)  # the generator fast path: buffered elements straight from the deque
     try:
         while True:
             try:
-                x = it.__next__()
+                x = next(gen)
             except StopIteration:
                 break
             except Exception as e:  # the stream's error
@@ -480,12 +481,13 @@ def blocking_subscribe(
                 try:
                     on_next(x)
                 except Exception as e:  # the callback's error: cancel, then as a stream error
-                    it.close()
+                    gen.close()
                     if on_error is None:
                         raise
                     _report(on_error, e)
                     return
     finally:
+        gen.close()  # its finally closes the iterator: cancels the upstream if still running
         it.close()
     _report(on_complete)
 
