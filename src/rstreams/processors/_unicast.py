@@ -172,7 +172,11 @@ class UnicastProcessor(FlowableProcessor[T]):
 
     def _drain(self) -> None:
         wip = self._wip
-        if wip.get_and_increment() != 0:
+        lock = wip._lock  # the AtomicInt's lock, inlined: entered once per item
+        with lock:  # enter the queue-drain
+            w = wip._value
+            wip._value = w + 1
+        if w != 0:
             return
         missed = 1
         q = self._queue
@@ -212,7 +216,9 @@ class UnicastProcessor(FlowableProcessor[T]):
                     self._finish(d)
                     return
                 self._emitted = e
-            missed = wip.add_and_get(-missed)
+            with lock:  # leave: 0 means no work was signalled meanwhile
+                missed = wip._value - missed
+                wip._value = missed
             if missed == 0:
                 return
 
