@@ -147,3 +147,23 @@ class TestIdentityProcessor(_Fast, IdentityProcessorVerification[int]):
 
     def does_coordinated_emission(self) -> bool:
         return True
+
+
+class TestSyncSubscriberWithAsyncioHelper(_Fast, SubscriberWhiteboxVerification[int]):
+    """The helper publisher in its asyncio form (signals on an event loop thread)."""
+
+    def create_subscriber(self, probe: WhiteboxSubscriberProbe[int]) -> _ProbedSync:
+        return _ProbedSync(probe)
+
+    def create_helper_publisher(self, elements: int) -> AsyncioIterablePublisher[int]:
+        return AsyncioIterablePublisher(range(elements))
+
+
+class TestAsyncSubscriberWithSyncHelper(_Fast, SubscriberBlackboxVerification[int]):
+    """The helper publisher in its synchronous form (signals on the requesting thread)."""
+
+    def create_subscriber(self) -> AsyncSubscriber[int]:
+        return AsyncSubscriber()
+
+    def create_helper_publisher(self, elements: int) -> SyncRangePublisher:
+        return SyncRangePublisher(0, elements)

@@ -169,6 +169,25 @@ def test_optional_failures_are_visible_xfails() -> None:
     require_optional_failure(
         _broken("never_complete"), "test_optional_spec105_empty_stream_must_terminate_by_signalling_on_complete", "1.5"
     )
+    # a publisher that gives each Subscriber a different sequence is not a multicast publisher
+    class Shifted:
+        def __init__(self, n: int) -> None:
+            self.n = n
+            self.count = 0
+
+        def subscribe(self, s: Any) -> None:
+            self.count += 1
+            SyncRangePublisher(100 * self.count, self.n).subscribe(s)
+
+    require_optional_failure(
+        verification("publisher", Shifted),
+        "test_optional_spec111_multicast_must_produce_the_same_elements_in_the_same_sequence_to_all_of_its_"
+        "subscribers_when_requesting_many_upfront",
+        "1.11",
+        "different sequences",
+    )
+    # an empty publisher completing eagerly, inside subscribe(), is fine (RS 1.0.3)
+    require_pass(_broken(), "test_optional_spec105_empty_stream_must_terminate_by_signalling_on_complete")
     # a unicast-only publisher: the second Subscriber is refused with on_error
     class Unicast:
         def __init__(self, n: int) -> None:
