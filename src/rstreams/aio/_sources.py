@@ -50,7 +50,7 @@ class AsyncIterableSubscription(Generic[T]):
 
     __slots__ = (
         "_downstream", "_aiterable", "_loop", "_requested", "_once", "_cancelled", "_done", "_task",
-        "_it", "_name", "__weakref__",
+        "_it", "_name", "_single", "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[T], aiterable: AsyncIterable[T], loop: AbstractEventLoop, name: str) -> None:
@@ -64,6 +64,7 @@ class AsyncIterableSubscription(Generic[T]):
         self._task: asyncio.Task[None] | None = None  # loop thread only
         self._it: AsyncIterator[T] | None = None  # loop thread only
         self._name = name
+        self._single = isinstance(aiterable, _CoroutineIterable)  # complete right after its value
 
     # -- any thread ---------------------------------------------------------------------------
     def request(self, n: int) -> None:
@@ -195,6 +196,10 @@ class AsyncIterableSubscription(Generic[T]):
                         return
                     d.on_next(x)
                     e += 1
+                    if self._single:  # from_coroutine: completes with its value, no extra request
+                        self._finish(None)
+                        await _aclose(it, self._name)
+                        return
                 r = requested.get()
                 if e == r:
                     r = produced(requested, e)  # published once per batch
