@@ -137,7 +137,7 @@ def test_stress_behavior_subscribe_while_emitting(seed: int, undeliverable: list
     def client(k: int) -> Callable[[], None]:
         def run() -> None:
             rng = random.Random(seed * 100 + k)
-            for _ in range(20):
+            for _ in range(12):
                 ts: TestSubscriber[int] = TestSubscriber(rng.choice([0, 2**63 - 1]))
                 with lock:
                     subs.append(ts)
@@ -381,4 +381,47 @@ def test_stress_share_subscribe_cancel_while_hot_source_emits(
     # every connection that was made was disconnected when its last subscriber left
     assert len(subscribes) == len(cancels) >= 1
     assert not pp.has_subscribers
+    assert not undeliverable
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_stress_multicast_ref_count_last_cancel_cancels_upstream_once(
+    seed: int, undeliverable: list[BaseException]
+) -> None:
+    cancels: list[int] = []
+    mp = MulticastProcessor.create(buffer_size=8, ref_count=True)
+    pp = PublishProcessor.create()
+    pp.do_on_cancel(lambda: cancels.append(1)).subscribe(mp)
+    keeper: TestSubscriber[int] = mp.test()  # keeps the processor alive while the others churn
+    subs: list[TestSubscriber[int]] = []
+    lock = threading.Lock()
+
+    def emitter() -> None:
+        for i in range(N):
+            if not pp.offer(i):
+                break
+
+    def client(k: int) -> Callable[[], None]:
+        def run() -> None:
+            rng = random.Random(seed * 100 + k)
+            for _ in range(30):
+                ts: TestSubscriber[int] = TestSubscriber(rng.choice([1, 2**63 - 1]))
+                with lock:
+                    subs.append(ts)
+                mp.subscribe(ts)
+                yield_sometimes(rng)
+                ts.cancel()
+
+        return run
+
+    run_all([emitter] + [client(k) for k in range(3)])
+    assert cancels == []
+    keeper.cancel()
+    assert cancels == [1]
+    mp.test().assert_result().assert_no_violations()
+    keeper.assert_no_violations()
+    assert_consecutive(keeper.values)
+    for ts in subs:
+        ts.assert_no_violations()
+        assert_consecutive(ts.values)
     assert not undeliverable
