@@ -267,3 +267,15 @@ def test_concat_map_upstream_over_delivering_is_missing_backpressure() -> None:
     ts = Flowable.from_publisher(bad).concat_map(lambda x: Flowable.never(), prefetch=2).test(0)
     ts.assert_error(MissingBackpressureError).assert_no_violations()
     assert bad.cancelled
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_concat_map_upstream_error_on_its_thread_races_inner_on_another(seed: int) -> None:
+    # race: inner on_next (inner thread) vs upstream on_error (upstream thread): half-serialized
+    rnd = random.Random(seed)
+    up = ThreadedRange(0, rnd.randint(1, 4), seed=seed, fail=Boom("up"), jitter=0.3)
+    f = Flowable.from_publisher(up).concat_map(lambda i: ThreadedRange(i * 100, 40, seed=seed + i, jitter=0.1))
+    ts = f.test()
+    ts.await_done(10).assert_error(Boom).assert_not_complete().assert_no_violations()
+    model = [x for i in range(up.count) for x in range(i * 100, i * 100 + 40)]
+    assert ts.values == model[: len(ts.values)]
