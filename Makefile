@@ -14,7 +14,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install -q --upgrade pip
 
 $(STAMP_DEV): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,spark]'
 	touch $@
 
 $(STAMP_DEMO): $(BIN)/python pyproject.toml

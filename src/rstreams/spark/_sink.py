@@ -177,9 +177,15 @@ class SparkSink:
         policy: WritePolicy,
         progress: Progress | None,
         write_hook: Callable[[int], Any] | None = None,
+        engine: str = "spark",
     ) -> None:
         if (path is None) == (table is None):
             raise ValueError("to_spark(): give exactly one of path=... or table=...")
+        if engine not in ("spark", "pyarrow"):
+            raise ValueError(f"to_spark(): engine must be 'spark' or 'pyarrow', got {engine!r}")
+        if engine == "pyarrow" and (table is not None or format != "parquet"):
+            raise ValueError("to_spark(engine='pyarrow') writes Parquet files to a path only")
+        self._engine = engine
         self._spark = spark
         self._path = _local_path(path) if path is not None else None
         self._table = table
@@ -427,6 +433,8 @@ class SparkSink:
         return pa.Table.from_pylist([{"value": r} for r in rows])
 
     def _write(self, table: Any, batch_id: int) -> list[str]:
+        if self._engine == "pyarrow":
+            return self._write_pyarrow(table, batch_id)
         spark = self._spark
         cores = max(1, spark.sparkContext.defaultParallelism)
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(max(1, math.ceil(table.num_rows / cores))))
@@ -448,6 +456,20 @@ class SparkSink:
                 moved.append(final)
         shutil.rmtree(staging, ignore_errors=True)
         return moved
+
+    def _write_pyarrow(self, table: Any, batch_id: int) -> list[str]:
+        """No JVM on the hot path: one Parquet file per batch, staged then renamed (same commit log)."""
+        import pyarrow.parquet as pq
+
+        assert self._path is not None
+        staging = os.path.join(self._path, "_rstreams_staging", f"batch-{batch_id:08d}")
+        os.makedirs(staging, exist_ok=True)
+        name = f"part-b{batch_id:08d}-00000.parquet"
+        tmp = os.path.join(staging, name)
+        pq.write_table(table, tmp)
+        os.replace(tmp, os.path.join(self._path, name))
+        shutil.rmtree(staging, ignore_errors=True)
+        return [name]
 
     # -- ending --------------------------------------------------------------------------------
     def _fail(self, error: BaseException) -> None:
@@ -539,6 +561,7 @@ def to_spark(
     block: bool = True,
     progress: bool | None = None,
     timeout: float | None = None,
+    engine: str = "spark",
 ) -> Any:
     """Land ``publisher`` through Spark in committed micro-batches, with backpressure.
 
@@ -558,6 +581,8 @@ def to_spark(
     Errors: a failed write is retried per ``retry`` (:class:`WritePolicy`), then the stream is
     cancelled and a :class:`SinkWriteError` names the batch and what was not committed.
     ``max_batch_seconds`` flushes a partial batch that has waited that long.
+    ``engine="pyarrow"`` writes the Parquet files with pyarrow alone (no JVM on the hot path,
+    same commit protocol); the data stays readable by Spark.
     """
     from ._session import session
 
@@ -565,7 +590,7 @@ def to_spark(
         raise ValueError(f"to_spark(): mode must be 'append' or 'overwrite', got {mode!r}")
     if batch_rows is not None and (not isinstance(batch_rows, int) or batch_rows <= 0):
         raise ValueError(f"to_spark(): batch_rows must be a positive int, got {batch_rows!r}")
-    s = spark or session()
+    s = spark if (spark is not None or engine == "pyarrow") else session()
     prog = Progress(f"to_spark {path or table}", enabled=progress)
     sink = SparkSink(
         spark=s,
@@ -579,6 +604,7 @@ def to_spark(
         stream=stream,
         policy=retry or WritePolicy(),
         progress=prog,
+        engine=engine,
     )
     publisher.subscribe(sink)  # type: ignore[arg-type]
     if not block:

@@ -1,0 +1,141 @@
+"""The sink's commit protocol, exercised with the pyarrow engine (no JVM): exactly-once across
+a write failure and across a crash between write and commit (a killed subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from rstreams import Flowable
+from rstreams.spark import SinkWriteError, WritePolicy
+from rstreams.spark._sink import SparkSink
+from rstreams.testing import TestPublisher
+
+pytestmark = pytest.mark.spark
+
+
+def _read_ids(path: Path) -> list[int]:
+    files = sorted(p for p in path.iterdir() if p.name.startswith("part-"))
+    ids: list[int] = []
+    for f in files:
+        ids.extend(pq.read_table(f).column("id").to_pylist())
+    return ids
+
+
+def _sink(path: Path, batch_rows: int, hook=None, attempts: int = 3) -> SparkSink:  # type: ignore[no-untyped-def]
+    return SparkSink(
+        spark=None, path=str(path), table=None, format="parquet", mode="append", batch_rows=batch_rows,
+        max_batch_seconds=None, schema=None, stream="default", policy=WritePolicy(attempts, 0.0),
+        progress=None, write_hook=hook, engine="pyarrow",
+    )
+
+
+def test_sink_lands_every_row_in_committed_batches(tmp_path: Path) -> None:
+    s = _sink(tmp_path, 100)
+    Flowable.range(0, 1050).map(lambda i: {"id": i}).subscribe(s)
+    r = s.result(30)
+    assert r.rows == 1050 and r.batches == 11
+    assert sorted(_read_ids(tmp_path)) == list(range(1050))
+    assert len(os.listdir(tmp_path / "_rstreams_commits" / "default")) == 12  # 11 + _COMPLETE
+
+
+def test_sink_requests_only_after_commit(tmp_path: Path) -> None:
+    tp: TestPublisher[dict[str, int]] = TestPublisher.create()
+    s = _sink(tmp_path, 10)
+    tp.subscribe(s)
+    assert tp.requested == 1  # learns what an element is first
+    tp.next({"id": 0})
+    assert tp.requested <= 9
+    tp.next(*[{"id": i} for i in range(1, 10)])
+    tp.complete()
+    assert s.result(30).rows == 10
+
+
+def test_write_failure_is_retried_then_succeeds(tmp_path: Path) -> None:
+    failures = {2: 1}
+
+    def hook(batch_id: int) -> None:
+        if failures.get(batch_id, 0) > 0:
+            failures[batch_id] -= 1
+            raise OSError("disk hiccup")
+
+    s = _sink(tmp_path, 50, hook)
+    Flowable.range(0, 300).map(lambda i: {"id": i}).subscribe(s)
+    assert s.result(30).rows == 300
+    assert sorted(_read_ids(tmp_path)) == list(range(300))
+
+
+def test_persistent_failure_names_the_batch_then_rerun_resumes_exactly(tmp_path: Path) -> None:
+    def hook(batch_id: int) -> None:
+        if batch_id == 3:
+            raise OSError("disk full")
+
+    cancelled: list[bool] = []
+    s = _sink(tmp_path, 50, hook, attempts=2)
+    Flowable.range(0, 400).map(lambda i: {"id": i}).do_on_cancel(lambda: cancelled.append(True)).subscribe(s)
+    with pytest.raises(SinkWriteError, match=r"micro-batch 3 \(rows 150\.\.199\).*Rows 0\.\.149 are committed"):
+        s.result(30)
+    assert cancelled == [True]
+    assert sorted(_read_ids(tmp_path)) == list(range(150))
+    s2 = _sink(tmp_path, 50)
+    Flowable.range(0, 400).map(lambda i: {"id": i}).subscribe(s2)
+    r = s2.result(30)
+    assert r.skipped_rows == 150 and r.rows == 250
+    assert sorted(_read_ids(tmp_path)) == list(range(400))
+
+
+def test_crash_between_write_and_commit_then_rerun_is_exactly_once(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from rstreams import Flowable
+        from rstreams.spark import to_spark
+        r = to_spark(Flowable.range(0, 500).map(lambda i: {{"id": i}}), path={str(tmp_path)!r},
+                     batch_rows=100, engine="pyarrow", progress=False)
+        print("rows", r.rows, "skipped", r.skipped_rows)
+        """
+    )
+    env = dict(os.environ, RSTREAMS_SINK_CRASH_BEFORE_COMMIT="2")
+    crashed = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert crashed.returncode == 17, crashed.stderr
+    # batch 2's data files were moved in, but never committed
+    assert any(n.startswith("part-b00000002") for n in os.listdir(tmp_path))
+    env.pop("RSTREAMS_SINK_CRASH_BEFORE_COMMIT")
+    rerun = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "rows 300 skipped 200" in rerun.stdout
+    assert sorted(_read_ids(tmp_path)) == list(range(500))
+
+
+def test_record_batches_and_tuples_are_accepted(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    batches = [pa.RecordBatch.from_pydict({"id": list(range(i, i + 10))}) for i in range(0, 100, 10)]
+    s = _sink(tmp_path / "a", 25)
+    Flowable.from_iterable(batches).subscribe(s)
+    assert s.result(30).rows == 100
+    assert sorted(_read_ids(tmp_path / "a")) == list(range(100))
+    from collections import namedtuple
+
+    Row = namedtuple("Row", "id name")
+    s2 = _sink(tmp_path / "b", 7)
+    Flowable.range(0, 20).map(lambda i: Row(i, str(i))).subscribe(s2)
+    assert s2.result(30).rows == 20
+    assert sorted(_read_ids(tmp_path / "b")) == list(range(20))
+
+
+def test_upstream_error_fails_the_result_after_committing_full_batches(tmp_path: Path) -> None:
+    class Boom(Exception):
+        pass
+
+    s = _sink(tmp_path, 10)
+    Flowable.concat(Flowable.range(0, 25).map(lambda i: {"id": i}), Flowable.error(Boom())).subscribe(s)
+    with pytest.raises(Boom):
+        s.result(30)
+    assert sorted(_read_ids(tmp_path)) == list(range(20))
