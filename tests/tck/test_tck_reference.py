@@ -24,7 +24,7 @@ from rstreams.tck import (
 # short (it is paid by every passing test).
 class _Fast:
     default_timeout_ms = 1000
-    no_signals_timeout_ms = 25
+    no_signals_timeout_ms = 10
     poll_timeout_ms = 2
 
 
