@@ -279,3 +279,37 @@ def test_concat_map_upstream_error_on_its_thread_races_inner_on_another(seed: in
     ts.await_done(10).assert_error(Boom).assert_not_complete().assert_no_violations()
     model = [x for i in range(up.count) for x in range(i * 100, i * 100 + 40)]
     assert ts.values == model[: len(ts.values)]
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13, 14])
+def test_concat_map_mixed_inners_from_threaded_upstream(seed: int) -> None:
+    # scalar runs (one half-serializer hold per run), empty, synchronous and threaded inners,
+    # with an upstream that emits (and, for odd seeds, fails) on its own thread
+    rnd = random.Random(seed)
+    n = rnd.randint(50, 200)
+    up = ThreadedRange(0, n, seed=seed, fail=Boom("up") if seed % 2 else None, jitter=0.05)
+
+    def mapper(i: int) -> Any:
+        r = i % 5
+        if r == 0:
+            return Flowable.empty()
+        if r < 3:
+            return Flowable.just(i)
+        if r == 3:
+            return Flowable.range(i, 2).hide()
+        return ThreadedRange(i, 2, seed=i, jitter=0)
+
+    want = [x for i in range(n) for x in ([] if i % 5 == 0 else [i] if i % 5 < 3 else [i, i + 1])]
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.from_publisher(up).concat_map(mapper, prefetch=rnd.choice([1, 2, 8])).subscribe(ts)
+    deadline = time.monotonic() + 10
+    while not ts.is_terminated and time.monotonic() < deadline:
+        ts.request(rnd.randint(1, 5) if seed % 4 else MAX)
+        time.sleep(0.0002)
+    ts.assert_terminated().assert_no_violations()
+    if seed % 2:
+        ts.assert_error(Boom)
+        assert ts.values == want[: len(ts.values)]
+    else:
+        assert ts.values == want
+        ts.assert_complete()

@@ -14,7 +14,8 @@ Structure (queue-drain, seed 004):
   completion on another thread vs the drain).
 * Scalar shortcut: a mapper result ``just(x)`` is emitted directly when demand is unbounded, or
   handed to the arbiter as a one-element subscription that emits when requested; ``empty()`` is
-  skipped without subscribing anything.
+  skipped without subscribing anything. (The same test as ``sources._basic.scalar_value``,
+  inlined on this per-element path.)
 * Errors are immediate (RxJava's default concatMap): an upstream error cancels the inner, an inner
   or mapper error cancels the upstream. Elements come from the inner's thread while the upstream
   error may arrive on another: the two are half-serialized (``_hs`` counter, race: inner on_next
@@ -35,7 +36,7 @@ from ..._internal.subscriptions import CANCELLED, SubscriptionArbiter, cancel, s
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
-from ..sources._basic import NOTHING, scalar_value
+from ..sources._basic import EmptyFlowable, JustFlowable
 from ._concat import NOOP_SUBSCRIBER
 from ._merge import _overflow
 
@@ -245,14 +246,22 @@ class _ConcatMapSubscriber:
         queue = self._queue
         inner = self._inner
         limit = self._limit
+        # A run of scalar results emitted here holds the half-serializer once for the whole run
+        # (one enter/leave per run instead of per element); it is released before an inner is
+        # subscribed (the inner enters it itself) and before this loop leaves.
+        holding = False
         while True:
             if self._cancelled:
+                if holding:
+                    self._hs_leave()  # delivers a terminal signal that arrived meanwhile
                 queue.clear()
                 return
             if not self._active:
                 done = self._done  # read before the queue (race: last on_next vs on_complete)
                 if not queue:
                     if done:
+                        if holding and not self._hs_leave():
+                            return
                         # the terminal slot decides complete vs a racing error (first one wins)
                         if self._error.compare_and_set(None, _COMPLETE) and self._hs.get_and_increment() == 0:
                             self._deliver_terminal()
@@ -270,20 +279,36 @@ class _ConcatMapSubscriber:
                         p = self._mapper(item)
                     except Exception as ex:
                         self._fail(ex)
+                        if holding:
+                            self._hs_leave()
                         return
                     if p is None:
                         self._fail(none_result_error("concat_map"))
+                        if holding:
+                            self._hs_leave()
                         return
-                    ok, v = scalar_value(p)
-                    if ok:
-                        if v is NOTHING:
-                            continue  # empty(): nothing to subscribe
-                        if inner.is_unbounded:
-                            self.inner_next(v)
+                    if type(p) is JustFlowable and len(p.items) == 1:  # scalar shortcut
+                        if inner._requested >= _MAX:  # unbounded: emit directly
+                            if not holding:
+                                if not self._hs_enter():
+                                    queue.clear()
+                                    return  # terminated
+                                holding = True
+                            self._downstream.on_next(p.items[0])
                             continue
+                        if holding:
+                            holding = False
+                            if not self._hs_leave():
+                                return
                         self._active = True
-                        inner.set_subscription(_ScalarSubscription(inner, v))
+                        inner.set_subscription(_ScalarSubscription(inner, p.items[0]))
+                    elif type(p) is EmptyFlowable:
+                        continue  # empty(): nothing to subscribe
                     else:
+                        if holding:
+                            holding = False
+                            if not self._hs_leave():
+                                return
                         if not callable(getattr(p, "subscribe", None)):
                             self._fail(TypeError(f"concat_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
                             return
@@ -292,9 +317,32 @@ class _ConcatMapSubscriber:
                     # the inner may have completed synchronously: look again before leaving
                     if not self._active:
                         continue
+            if holding:
+                holding = False
+                if not self._hs_leave():
+                    return
             missed = self._wip.add_and_get(-missed)
             if missed == 0:
                 return
+
+    def _hs_enter(self) -> bool:
+        """Enter the half-serializer; False once a terminal signal was delivered or is pending."""
+        hs = self._hs
+        with hs._lock:  # race: emission vs terminal signal from another thread
+            if hs._value != 0:
+                return False
+            hs._value = 1
+            return True
+
+    def _hs_leave(self) -> bool:
+        """Leave the half-serializer; if a terminal signal arrived meanwhile, deliver it (False)."""
+        hs = self._hs
+        with hs._lock:
+            if hs._value == 1:
+                hs._value = 0
+                return True
+        self._deliver_terminal()
+        return False
 
     def _fail(self, error: BaseException) -> None:
         """The mapper failed (called from the drain): cancel everything and signal the error."""
