@@ -62,7 +62,7 @@ def test_error_from_fused_mapper_keeps_traceback() -> None:
     for f in (Flowable.range(0, 10).map(_raise_boom), Flowable.range(0, 10).hide().map(_raise_boom)):
         seen: list[int] = []
 
-        async def body(f: Any = f) -> None:
+        async def body(f: Any = f, seen: list[int] = seen) -> None:
             async for x in f:
                 seen.append(x)
 

@@ -143,9 +143,14 @@ class AsyncIteratorSubscriber(Generic[T]):
             w.set_result(None)
 
     def cancel(self) -> None:
-        cancel(self.upstream)  # rule 3.13: the upstream reference becomes CANCELLED
+        """Cancel the upstream (rule 3.13: the reference becomes CANCELLED) and end the iteration:
+        a consumer waiting right now (cancelled from another thread) wakes up and stops."""
+        cancel(self.upstream)
         self.queue.clear()
-        self.waiter = None
+        if not self.done:
+            self.done = True
+            if self.waiting:
+                self._signal()
 
     @property
     def is_cancelled(self) -> bool:

@@ -106,9 +106,23 @@ class AsyncIterableSubscription(Generic[T]):
 
     # -- loop thread --------------------------------------------------------------------------
     def start(self) -> None:
+        """On the loop thread: get the iterator (``__aiter__`` runs no user body for an async
+        generator) and signal on_subscribe; an ``__aiter__`` that raises fails the subscription
+        right away, without waiting for demand (rule 1.9: on_subscribe, then on_error)."""
         d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
+        if d is None:
+            return
+        src = self._aiterable
+        self._aiterable = None  # __aiter__ once per subscription
+        failure: Exception | None = None
+        if src is not None:
+            try:
+                self._it = src.__aiter__()
+            except Exception as ex:
+                failure = ex
+        d.on_subscribe(self)
+        if failure is not None:
+            self._finish(failure)
 
     def _start_pump(self) -> None:
         if self._cancelled or self._done:
@@ -158,16 +172,7 @@ class AsyncIterableSubscription(Generic[T]):
     async def _pump(self) -> None:
         it = self._it
         if it is None:
-            src = self._aiterable
-            if src is None:
-                return
-            self._aiterable = None  # __aiter__ once per subscription
-            try:
-                it = src.__aiter__()
-            except Exception as ex:
-                self._finish(ex)
-                return
-            self._it = it
+            return
         anext = it.__anext__
         requested = self._requested
         r = requested.get()
