@@ -119,7 +119,11 @@ def test_producer_thread_hands_over_per_burst_not_per_item() -> None:
         calls = _count_threadsafe(asyncio.get_running_loop())
         tids: set[int] = set()
         out: list[int] = []
-        src = Flowable.range(0, 20_000).subscribe_on(schedulers.io()).do_on_next(lambda _: tids.add(threading.get_ident()))
+        src = (
+            Flowable.range(0, 20_000)
+            .subscribe_on(schedulers.io())
+            .do_on_next(lambda _: tids.add(threading.get_ident()))
+        )
         async for x in src.to_async_iterator(prefetch=256):
             out.append(x)
         return out, calls[0], tids
@@ -132,7 +136,10 @@ def test_producer_thread_hands_over_per_burst_not_per_item() -> None:
 
 def test_producer_thread_with_small_prefetch() -> None:
     async def main() -> list[int]:
-        return [x async for x in Flowable.range(0, 2000).subscribe_on(schedulers.io()).to_async_iterator(prefetch=2)]
+        return [
+            x
+            async for x in Flowable.range(0, 2000).subscribe_on(schedulers.io()).to_async_iterator(prefetch=2)
+        ]
 
     assert run(main()) == list(range(2000))
 
@@ -149,7 +156,9 @@ def test_rule_3_13_break_cancels_upstream_within_one_batch(hidden: bool, prefetc
     src = Flowable.range(0, 1_000_000)
     if hidden:
         src = src.hide()
-    src = src.do_on_next(lambda _: produced.__setitem__(0, produced[0] + 1)).do_on_cancel(lambda: cancelled.append(True))
+    src = src.do_on_next(lambda _: produced.__setitem__(0, produced[0] + 1)).do_on_cancel(
+        lambda: cancelled.append(True)
+    )
     k = 10
 
     async def main() -> None:
@@ -348,7 +357,9 @@ def test_await_cancellation_cancels_upstream() -> None:
     threaded=st.booleans(),
     stop=st.none() | st.integers(0, 60),
 )
-def test_property_async_for_equals_model(data: list[int], prefetch: int, hidden: bool, threaded: bool, stop: int | None) -> None:
+def test_property_async_for_equals_model(
+    data: list[int], prefetch: int, hidden: bool, threaded: bool, stop: int | None
+) -> None:
     f = Flowable.from_iterable(data)
     if hidden:
         f = f.hide()

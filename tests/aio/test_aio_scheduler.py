@@ -101,7 +101,10 @@ def test_task_error_goes_to_undeliverable_hook(undeliverable: list[BaseException
         w.dispose()
 
     run(main())
-    assert any("task failed" in repr(e) or "task failed" in repr(getattr(e, "__cause__", None)) for e in undeliverable)
+    assert any(
+        "task failed" in repr(e) or "task failed" in repr(getattr(e, "__cause__", None))
+        for e in undeliverable
+    )
 
 
 def test_contextvars_captured_at_worker_creation() -> None:

@@ -129,7 +129,9 @@ def test_rule_2_13_none_element_is_type_error() -> None:
         def __aiter__(self) -> AsyncIterator[Any]:
             return gen()
 
-    Flowable.from_async_iterable(It()).test().await_done(2).assert_values(1).assert_error(TypeError).assert_no_violations()
+    Flowable.from_async_iterable(It()).test().await_done(2).assert_values(1).assert_error(
+        TypeError
+    ).assert_no_violations()
 
 
 @pytest.mark.parametrize("bad", [0, -1])
@@ -289,7 +291,9 @@ def test_from_coroutine_cancel_cancels_the_coroutine() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(data=st.lists(st.integers(), max_size=40), requests=st.lists(st.integers(1, 7), min_size=1, max_size=10))
+@given(
+    data=st.lists(st.integers(), max_size=40), requests=st.lists(st.integers(1, 7), min_size=1, max_size=10)
+)
 def test_property_from_async_iterable_equals_model(data: list[int], requests: list[int]) -> None:
     async def gen() -> AsyncIterator[int]:
         for x in data:

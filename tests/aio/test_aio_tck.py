@@ -28,7 +28,9 @@ class _Fast:
 
 
 def _consume_on_background_loop(
-    sub: AsyncIteratorSubscriber[Any], probe: WhiteboxSubscriberProbe[Any] | None = None, completed: Any = None
+    sub: AsyncIteratorSubscriber[Any],
+    probe: WhiteboxSubscriberProbe[Any] | None = None,
+    completed: Any = None,
 ) -> None:
     it: FlowableAsyncIterator[Any] = FlowableAsyncIterator(None, subscriber=sub)
 

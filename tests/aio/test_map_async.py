@@ -58,7 +58,9 @@ def test_concurrency_and_lookahead_bounded(ordered: bool, k: int, prefetch: int 
 
     async def main() -> list[int]:
         src = Flowable.range(0, 80).do_on_request(p.on_request)
-        out = src.map_async(p.fn, max_concurrency=k, ordered=ordered, prefetch=prefetch).do_on_next(p.on_output)
+        out = src.map_async(p.fn, max_concurrency=k, ordered=ordered, prefetch=prefetch).do_on_next(
+            p.on_output
+        )
         return [x async for x in out.to_async_iterator(prefetch=4)]
 
     got = run(main())
@@ -183,9 +185,13 @@ def test_rule_2_13_none_result_and_raising_function() -> None:
     def raising(x: int) -> Any:
         raise Boom("sync part")
 
-    Flowable.range(0, 3).map_async(none).test().await_done(2).assert_error(TypeError, match="map_async").assert_no_violations()
+    Flowable.range(0, 3).map_async(none).test().await_done(2).assert_error(
+        TypeError, match="map_async"
+    ).assert_no_violations()
     Flowable.range(0, 3).map_async(raising).test().await_done(2).assert_error(Boom).assert_no_violations()
-    Flowable.range(0, 3).map_async(lambda x: x).test().await_done(2).assert_error(TypeError).assert_no_violations()
+    Flowable.range(0, 3).map_async(lambda x: x).test().await_done(2).assert_error(
+        TypeError
+    ).assert_no_violations()
 
 
 def test_cancel_cancels_running_coroutines() -> None:
@@ -218,7 +224,9 @@ def test_asyncio_timeout_around_async_for_cancels_map_async() -> None:
     async def main() -> None:
         with pytest.raises(TimeoutError):
             async with asyncio.timeout(0.05):
-                async for _ in Flowable.range(0, 10_000).do_on_cancel(cancelled.set).map_async(fn, max_concurrency=2):
+                async for _ in (
+                    Flowable.range(0, 10_000).do_on_cancel(cancelled.set).map_async(fn, max_concurrency=2)
+                ):
                     pass
 
     run(main())
@@ -302,7 +310,9 @@ def test_flat_map_async_error_and_cancel() -> None:
         finally:
             closed.set()
 
-    Flowable.range(0, 3).flat_map_async(failing).test().await_done(2).assert_error(Boom).assert_no_violations()
+    Flowable.range(0, 3).flat_map_async(failing).test().await_done(2).assert_error(
+        Boom
+    ).assert_no_violations()
     ts = Flowable.just(1).flat_map_async(endless).test(5)
     ts.await_count(5, 2)
     ts.cancel()
@@ -322,7 +332,9 @@ def test_flat_map_async_error_and_cancel() -> None:
     hidden=st.booleans(),
     requests=st.lists(st.integers(1, 5), min_size=1, max_size=8),
 )
-def test_property_map_async_equals_model(data: list[int], k: int, ordered: bool, hidden: bool, requests: list[int]) -> None:
+def test_property_map_async_equals_model(
+    data: list[int], k: int, ordered: bool, hidden: bool, requests: list[int]
+) -> None:
     async def fn(x: int) -> int:
         if x % 3 == 0:
             await asyncio.sleep(0)

@@ -71,7 +71,16 @@ class AsyncIteratorSubscriber(Generic[T]):
 
     _rs_no_wrap = True
     __slots__ = (
-        "queue", "upstream", "done", "error", "waiting", "waiter", "_wake", "loop", "prefetch", "limit",
+        "queue",
+        "upstream",
+        "done",
+        "error",
+        "waiting",
+        "waiter",
+        "_wake",
+        "loop",
+        "prefetch",
+        "limit",
         "__weakref__",
     )
 
@@ -236,7 +245,12 @@ class FlowableAsyncIterator(Generic[T]):
 
     __slots__ = ("_agen", "_next", "_sub")
 
-    def __init__(self, source: Publisher[T] | None, prefetch: int = 128, subscriber: AsyncIteratorSubscriber[T] | None = None) -> None:
+    def __init__(
+        self,
+        source: Publisher[T] | None,
+        prefetch: int = 128,
+        subscriber: AsyncIteratorSubscriber[T] | None = None,
+    ) -> None:
         sub = subscriber if subscriber is not None else AsyncIteratorSubscriber(prefetch)
         self._sub = sub
         self._agen = _consume(sub, source)

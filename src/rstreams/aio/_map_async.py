@@ -61,9 +61,25 @@ _PENDING: Final = object()
 class _MapAsyncSubscriber(Generic[T, R]):
     _rs_no_wrap = True
     __slots__ = (
-        "_downstream", "_fn", "_k", "_ordered", "_window", "_limit", "_loop", "_upstream", "_inbox",
-        "_out", "_workers", "_nworkers", "_requested", "_wip", "_error", "_done", "_cancelled",
-        "_consumed", "__weakref__",
+        "_downstream",
+        "_fn",
+        "_k",
+        "_ordered",
+        "_window",
+        "_limit",
+        "_loop",
+        "_upstream",
+        "_inbox",
+        "_out",
+        "_workers",
+        "_nworkers",
+        "_requested",
+        "_wip",
+        "_error",
+        "_done",
+        "_cancelled",
+        "_consumed",
+        "__weakref__",
     )
 
     def __init__(
@@ -90,7 +106,8 @@ class _MapAsyncSubscriber(Generic[T, R]):
         self._workers: set[Task[None]] = set()  # loop thread only
         self._nworkers = 0  # loop thread only
         self._requested = AtomicInt(0)
-        self._wip = AtomicInt(1)  # race: many signalling threads, one drain on the loop (held during on_subscribe)
+        # race: many signalling threads, one drain on the loop; held (1) during on_subscribe
+        self._wip = AtomicInt(1)
         self._error: BaseException | None = None
         self._done = False
         self._cancelled = False
@@ -299,7 +316,9 @@ class _MapAsyncSubscriber(Generic[T, R]):
 class _MapAsyncFlowable(Flowable[R]):
     __slots__ = ("_source", "_fn", "_k", "_ordered", "_prefetch")
 
-    def __init__(self, source: Publisher[T], fn: Callable[[T], Awaitable[R]], k: int, ordered: bool, prefetch: int) -> None:
+    def __init__(
+        self, source: Publisher[T], fn: Callable[[T], Awaitable[R]], k: int, ordered: bool, prefetch: int
+    ) -> None:
         self._source = source
         self._fn = fn
         self._k = k
@@ -308,7 +327,9 @@ class _MapAsyncFlowable(Flowable[R]):
 
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
         loop = resolve_loop(None)
-        self._source.subscribe(_MapAsyncSubscriber(subscriber, self._fn, self._k, self._ordered, self._prefetch, loop))
+        self._source.subscribe(
+            _MapAsyncSubscriber(subscriber, self._fn, self._k, self._ordered, self._prefetch, loop)
+        )
 
 
 def _check_positive(op: str, name: str, v: object) -> None:
@@ -362,7 +383,9 @@ class _AwaitedIterable(Generic[R]):
 class _FlatMapAsyncFlowable(Flowable[R]):
     __slots__ = ("_source", "_fn", "_k", "_prefetch")
 
-    def __init__(self, source: Flowable[T], fn: Callable[[T], AsyncIterable[R]], k: int, prefetch: int) -> None:
+    def __init__(
+        self, source: Flowable[T], fn: Callable[[T], AsyncIterable[R]], k: int, prefetch: int
+    ) -> None:
         self._source = source
         self._fn = fn
         self._k = k

@@ -49,11 +49,23 @@ class AsyncIterableSubscription(Generic[T]):
     """The Subscription of ``from_async_iterable``: a demand-driven pump task on one loop."""
 
     __slots__ = (
-        "_downstream", "_aiterable", "_loop", "_requested", "_once", "_cancelled", "_done", "_task",
-        "_it", "_name", "_single", "__weakref__",
+        "_downstream",
+        "_aiterable",
+        "_loop",
+        "_requested",
+        "_once",
+        "_cancelled",
+        "_done",
+        "_task",
+        "_it",
+        "_name",
+        "_single",
+        "__weakref__",
     )
 
-    def __init__(self, downstream: Subscriber[T], aiterable: AsyncIterable[T], loop: AbstractEventLoop, name: str) -> None:
+    def __init__(
+        self, downstream: Subscriber[T], aiterable: AsyncIterable[T], loop: AbstractEventLoop, name: str
+    ) -> None:
         self._downstream: Subscriber[T] | None = downstream
         self._aiterable: AsyncIterable[T] | None = aiterable
         self._loop = loop
@@ -196,7 +208,9 @@ class AsyncIterableSubscription(Generic[T]):
                     if d is None:
                         return
                     if x is None:
-                        self._finish(NoneElementError(f"{self._name}(): the async iterable produced None (rule 2.13)"))
+                        self._finish(
+                            NoneElementError(f"{self._name}(): the async iterable produced None (rule 2.13)")
+                        )
                         await _aclose(it, self._name)
                         return
                     d.on_next(x)
@@ -252,7 +266,10 @@ class _FromAsyncIterable(Flowable[T]):
         try:
             loop.call_soon_threadsafe(sub.start)  # every signal on the loop thread (rule 1.3)
         except RuntimeError:
-            error_empty(cast("Subscriber[Any]", subscriber), LoopClosedError(f"{self._name}(): the event loop {loop!r} is closed"))
+            error_empty(
+                cast("Subscriber[Any]", subscriber),
+                LoopClosedError(f"{self._name}(): the event loop {loop!r} is closed"),
+            )
 
     def __repr__(self) -> str:
         return f"Flowable.{self._name}({self._aiterable!r})"
@@ -266,7 +283,9 @@ def from_async_iterable(aiterable: AsyncIterable[T], loop: AbstractEventLoop | N
             f"from_async_iterable(): expected an async iterable (with __aiter__), got {type(aiterable).__name__}"
         )
     if loop is not None and not isinstance(loop, asyncio.AbstractEventLoop):
-        raise TypeError(f"from_async_iterable(): loop must be an asyncio event loop, got {type(loop).__name__}")
+        raise TypeError(
+            f"from_async_iterable(): loop must be an asyncio event loop, got {type(loop).__name__}"
+        )
     return _FromAsyncIterable(aiterable, loop, "from_async_iterable")
 
 
@@ -293,5 +312,7 @@ def from_coroutine(fn: Callable[[], Awaitable[T]]) -> Flowable[T]:
     if fn is None:
         raise NoneElementError("from_coroutine(): fn is None (rule 2.13)")
     if not callable(fn):
-        raise TypeError(f"from_coroutine(): fn must be a callable returning an awaitable, got {type(fn).__name__}")
+        raise TypeError(
+            f"from_coroutine(): fn must be a callable returning an awaitable, got {type(fn).__name__}"
+        )
     return _FromAsyncIterable(_CoroutineIterable(fn), None, "from_coroutine")

@@ -101,7 +101,9 @@ class AsyncioMixin(Generic[T]):
     # Producing from asyncio
 
     @staticmethod
-    def from_async_iterable(aiterable: AsyncIterable[R], loop: AbstractEventLoop | None = None) -> Flowable[R]:
+    def from_async_iterable(
+        aiterable: AsyncIterable[R], loop: AbstractEventLoop | None = None
+    ) -> Flowable[R]:
         """A Flowable that pulls from an async iterable, one ``__anext__`` at a time, on demand.
 
         Example::
