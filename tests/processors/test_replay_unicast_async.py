@@ -378,3 +378,18 @@ def test_async_property_last(data: list[int], initial: int) -> None:
     if initial == 0:
         ts.request(1)
     ts.assert_result(*data[-1:]).assert_no_violations()
+
+
+def test_unicast_cancel_cancels_its_upstream_and_refuses_a_second_upstream(
+    undeliverable: list[BaseException],
+) -> None:
+    cancelled: list[str] = []
+    up = UnicastProcessor.create()
+    Flowable.never().do_on_cancel(lambda: cancelled.append("first")).subscribe(up)
+    Flowable.never().do_on_cancel(lambda: cancelled.append("second")).subscribe(up)
+    assert cancelled == ["second"]  # rule 2.5: a second Subscription is cancelled
+    assert len(undeliverable) == 1 and "2.12" in str(undeliverable[0])
+    ts = up.test()
+    ts.cancel()
+    assert cancelled == ["second", "first"]  # rule 3.14: the only subscriber left
+    ts.assert_no_values().assert_no_violations()

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast, final
 
 from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
-from .._internal.subscriptions import error_empty
+from .._internal.subscriptions import cancel, error_empty, set_once
 from .._spec import Subscriber, Subscription
 from ..errors import ProtocolViolationError
 from ._base import FlowableProcessor, check_error, check_item
@@ -39,8 +39,9 @@ class UnicastProcessor(FlowableProcessor[T]):
         up.test(1).assert_values(1).request(1).assert_result(1, 2)
 
     Backpressure: honours the subscriber's demand with an unbounded buffer; as a Subscriber it
-    requests unbounded demand. ``on_terminate`` runs once, on the upstream's terminal signal or on
-    the subscriber's cancel. With ``delay_error=True`` an error is delivered after the buffered
+    requests unbounded demand from its (single) upstream, and cancels that upstream when the
+    subscriber cancels (rule 3.14; RxJava keeps it running). ``on_terminate`` runs once, on the
+    upstream's terminal signal or on the subscriber's cancel. With ``delay_error=True`` an error is delivered after the buffered
     items; otherwise at once (buffered items are dropped). A second subscriber receives
     ``on_error(ProtocolViolationError)`` (RxJava: IllegalStateException).
 
@@ -64,6 +65,7 @@ class UnicastProcessor(FlowableProcessor[T]):
         "_delay_error",
         "_bad",
         "_has_subscriber",
+        "_upstream",
     )
 
     def __init__(self, on_terminate: Callable[[], Any] | None = None, delay_error: bool = False) -> None:
@@ -83,6 +85,8 @@ class UnicastProcessor(FlowableProcessor[T]):
         self._delay_error = bool(delay_error)
         self._bad: BaseException | None = None
         self._has_subscriber = False
+        # set once; cancelled when the subscriber cancels (rule 3.14; race: cancel vs on_subscribe)
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
     def create(  # type: ignore[override]
@@ -133,6 +137,7 @@ class UnicastProcessor(FlowableProcessor[T]):
             return
         self._cancelled = True
         self._do_terminate()
+        cancel(self._upstream)  # the only subscriber left: nobody can consume any more (rule 3.14)
         if self._wip.get_and_increment() == 0:  # race: cancel vs drain; the owner clears
             self._queue.clear()
             self._downstream = None  # rule 3.13
@@ -142,7 +147,9 @@ class UnicastProcessor(FlowableProcessor[T]):
         check_item(subscription, "on_subscribe")
         if self._done or self._cancelled:
             subscription.cancel()
-        else:
+        elif set_once(
+            self._upstream, subscription, "UnicastProcessor"
+        ):  # rule 2.5: a second one is cancelled
             subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
@@ -189,6 +196,7 @@ class UnicastProcessor(FlowableProcessor[T]):
             if d is not None:
                 if self._bad is not None:
                     self._cancelled = True
+                    cancel(self._upstream)
                     q.clear()
                     self._downstream = None
                     self._do_terminate()
