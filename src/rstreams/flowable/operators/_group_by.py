@@ -33,9 +33,14 @@ Races and guards:
 * The key -> group dict is read and written **only on the upstream thread**: a group cancelled from
   another thread is only marked; the upstream thread evicts it when it next sees its key.
 * Group drain: a ``wip`` ``AtomicInt`` per group (race: upstream ``on_next`` vs the group
-  subscriber's ``request``/``cancel`` on another thread). Fast path on the upstream thread: when the
-  group's demand is unbounded, its queue is empty and no drain is running, the element goes straight
-  to the group's subscriber (a concurrent drain then finds nothing to emit, so signals never overlap).
+  subscriber's ``request``/``cancel`` on another thread). Fast path on the upstream thread: once a
+  drain has seen unbounded demand and emptied the queue it publishes ``fast_on_next``; then, while no
+  drain is running (``wip == 0``), the element goes straight to the group's subscriber. A drain that
+  starts concurrently (a request or cancel on another thread) finds an empty queue and emits
+  nothing, so signals never overlap or reorder.
+* Fused sources (``range``, ``from_iterable`` and stateless chains on them): group_by drives the
+  builtin iterator itself (:class:`_PullSubscription`), so the per-element cost is one loop
+  iteration, the key function, a dict lookup and the group subscriber's ``on_next``.
 * ``_sub_state`` (``AtomicInt``): fresh -> subscribed, or fresh -> abandoned (race: a subscriber
   arriving on another thread vs the abandonment check).
 * ``_live`` (``AtomicInt``): the main subscription plus one per open group; the one who brings it to
@@ -46,7 +51,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Final, Generic, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
@@ -96,7 +101,8 @@ class _GroupState:
 
     __slots__ = (
         "key", "_parent", "q", "requested", "wip", "downstream", "_once", "_sub_state",
-        "cancelled", "done", "_error", "_accounted", "_terminated", "_released", "__weakref__",
+        "cancelled", "done", "_error", "_accounted", "_terminated", "_released", "_request_error",
+        "fast_on_next", "__weakref__",
     )
 
     def __init__(self, key: Any, parent: _GroupBySubscriber) -> None:
@@ -114,6 +120,9 @@ class _GroupState:
         self._accounted = True  # delivered elements replenish the upstream (not once abandoned)
         self._terminated = False
         self._released = AtomicFlag()  # race: abandonment vs a late subscriber's cancel (release once)
+        self._request_error: BaseException | None = None
+        # the subscriber's on_next once its demand is unbounded (sticky); None otherwise or after cancel
+        self.fast_on_next: Callable[[Any], Any] | None = None
 
     def release(self) -> bool:
         """True once: this group stops counting towards the upstream's liveness."""
@@ -139,20 +148,16 @@ class _GroupState:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                self._error = err  # rule 3.9: this group ends with the error
-                self.done = True
-                self.q.clear()
+                # rule 3.9: the group ends with the error, delivered by the drain (serially)
+                self._request_error = err
                 self.cancel()
-                d = self.downstream
-                if d is not None and not self._terminated:
-                    self._terminated = True
-                    self.downstream = None
-                    d.on_error(err)
+                self.drain()
                 return
         add_request(self.requested, n)
         self.drain()
 
     def cancel(self) -> None:
+        self.fast_on_next = None
         if self.cancelled:
             return
         self.cancelled = True
@@ -183,7 +188,12 @@ class _GroupState:
                 q.clear()
                 if n and self._accounted:
                     self._parent.replenish(n)
+                d = self.downstream
                 self.downstream = None  # rule 3.13
+                re = self._request_error
+                if re is not None and d is not None and not self._terminated:
+                    self._terminated = True
+                    d.on_error(re)
             else:
                 d = self.downstream
                 if d is not None:
@@ -209,6 +219,12 @@ class _GroupState:
                                 self._parent.replenish(e)
                         if done and not q and not self.cancelled:
                             self._finish(d)
+                        elif r >= _MAX and not q and self.fast_on_next is None and not self.cancelled:
+                            # enable the upstream thread's fast path. Set inside the drain, after
+                            # emptying the queue: while wip is 0 and demand unbounded the queue stays
+                            # empty (only the upstream thread appends, and then drains), so the fast
+                            # path never overtakes a queued element.
+                            self.fast_on_next = d.on_next
             missed = wip.add_and_get(-missed)
             if missed == 0:
                 return
@@ -218,6 +234,7 @@ class _GroupState:
             return
         self._terminated = True
         self.downstream = None  # rule 3.13
+        self.fast_on_next = None
         e = self._error
         if e is None:
             d.on_complete()
@@ -271,28 +288,19 @@ class _GroupBySubscriber:
         try:
             key = self._key_fn(item)
             vf = self._value_fn
-            v = item if vf is None else vf(item)
+            if vf is not None:
+                item = vf(item)
+                if item is None:
+                    raise none_result_error("group_by", "value_fn")
         except Exception as e:
             self._fail(e)
             return
-        if v is None:
-            self._fail(none_result_error("group_by", "value_fn"))
-            return
-        groups = self._groups
-        g = groups.get(key)
-        if g is not None and g.cancelled:
-            del groups[key]  # evict: a cancelled group's key starts a new group
-            self._open -= 1
-            g = None
-        if g is None:
-            self._new_group(key, v)
-            return
-        q = g.q
-        if not q and g.requested._value >= _MAX and g.wip._value == 0:
-            d = g.downstream
-            if d is not None:
+        g = self._groups.get(key)
+        if g is not None:
+            fn = g.fast_on_next
+            if fn is not None and g.wip._value == 0:
                 # fast path: unbounded demand, nothing queued, no drain running (see docstring)
-                d.on_next(v)
+                fn(item)
                 f = self._fast + 1
                 if f >= self._limit:
                     self._fast = 0
@@ -300,6 +308,58 @@ class _GroupBySubscriber:
                 else:
                     self._fast = f
                 return
+        self._slow_next(key, item, g)
+
+    def run_fused(self, it: Any, permits: int, pull: _PullSubscription) -> bool:
+        """The fused pull loop: up to ``permits`` parked elements; True when terminated."""
+        if self._done:
+            return True
+        groups = self._groups
+        key_fn = self._key_fn
+        vf = self._value_fn
+        get = groups.get
+        try:
+            for item in it:
+                if pull.cancelled:  # rule 3.12 (also set when this operator failed or was cancelled)
+                    return True
+                if item is None:
+                    raise pull._fusion.none_error()
+                key = key_fn(item)
+                if vf is not None:
+                    item = vf(item)
+                    if item is None:
+                        raise none_result_error("group_by", "value_fn")
+                g = get(key)
+                if g is not None:
+                    fn = g.fast_on_next
+                    if fn is not None and g.wip._value == 0:
+                        fn(item)  # fast path: consumed at once, no permit used
+                        continue
+                self._slow_next(key, item, g)
+                if self._done:
+                    return True
+                permits -= 1
+                if permits == 0:
+                    return False
+        except Exception as e:
+            if not self._done:
+                self._fail(e)
+            else:
+                plugins.on_error(e, "group_by: error after termination")
+            return True
+        if not self._done:
+            self._terminate(None)
+        return True
+
+    def _slow_next(self, key: Any, v: Any, g: _GroupState | None) -> None:
+        if g is not None and g.cancelled:
+            del self._groups[key]  # evict: a cancelled group's key starts a new group
+            self._open -= 1
+            g = None
+        if g is None:
+            self._new_group(key, v)
+            return
+        q = g.q
         q.append(v)
         g.drain()
         if q:
@@ -418,6 +478,53 @@ class _GroupBySubscriber:
 
 
 @final
+class _PullSubscription:
+    """Stands in for the upstream Subscription when group_by drives a fused source's iterator.
+
+    Demand from group_by (its window of ``buffer_size``, replenished as groups consume) is counted
+    in ``_permits``; the pull loop is a queue-drain on ``_wip`` (race: a group's drain on another
+    thread replenishing vs the loop; rule 3.3: a replenish from inside the loop only adds permits).
+    An element that goes through the fast path is consumed at once and costs no permit, so with
+    unbounded group demand the loop is one ``for`` over the builtin iterator.
+    """
+
+    __slots__ = ("_parent", "_it", "_fusion", "_permits", "_wip", "cancelled")
+
+    def __init__(self, parent: _GroupBySubscriber, it: Any, fusion: Any) -> None:
+        self._parent = parent
+        self._it = it
+        self._fusion = fusion
+        self._permits = AtomicInt(0)  # race: replenish (any thread) vs the pull loop
+        self._wip = AtomicInt(0)
+        self.cancelled = False
+
+    def request(self, n: int) -> None:
+        add_request(self._permits, n)
+        self.pull()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def pull(self) -> None:
+        wip = self._wip
+        if wip.get_and_increment() != 0:
+            return
+        missed = 1
+        parent = self._parent
+        while True:
+            if self.cancelled:
+                self._it = None
+                return
+            permits = self._permits.get_and_set(0)
+            if permits and parent.run_fused(self._it, permits, self):
+                self._it = None
+                return
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+
+@final
 class _GroupByFlowable(Flowable[Any]):
     __slots__ = ("_source", "_key_fn", "_value_fn", "_buffer_size")
 
@@ -430,7 +537,18 @@ class _GroupByFlowable(Flowable[Any]):
         self._buffer_size = buffer_size
 
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
-        self._source.subscribe(_GroupBySubscriber(subscriber, self._key_fn, self._value_fn, self._buffer_size))
+        parent = _GroupBySubscriber(subscriber, self._key_fn, self._value_fn, self._buffer_size)
+        fz = self._source._fused()
+        if fz is None:
+            self._source.subscribe(parent)
+            return
+        # a fused synchronous source: drive its iterator directly (one loop, no per-element on_next)
+        try:
+            it = fz.factory()
+        except Exception as e:
+            error_empty(cast(Any, subscriber), e)
+            return
+        parent.on_subscribe(_PullSubscription(parent, it, fz))
 
 
 def group_by(

@@ -61,7 +61,7 @@ class UnicastWindow(Flowable[T]):
 
     __slots__ = (
         "_q", "_requested", "_wip", "_downstream", "_once", "_state", "_cancelled", "_done",
-        "_error", "_terminated", "_on_cancel", "_released",
+        "_error", "_terminated", "_on_cancel", "_released", "_request_error",
     )
 
     def __init__(self, on_cancel: Callable[[], Any]) -> None:
@@ -77,6 +77,7 @@ class UnicastWindow(Flowable[T]):
         self._terminated = False
         self._on_cancel: Callable[[], Any] | None = on_cancel
         self._released = AtomicFlag()  # race: abandonment vs cancel vs completion (release once)
+        self._request_error: BaseException | None = None
 
     def release(self) -> None:
         """This window no longer keeps the upstream alive (cancelled, done or abandoned): once."""
@@ -125,11 +126,9 @@ class UnicastWindow(Flowable[T]):
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                d = self._downstream
+                self._request_error = err  # rule 3.9: delivered by the drain (serially)
                 self._cancel()
-                if d is not None and not self._terminated:
-                    self._terminated = True
-                    d.on_error(err)  # rule 3.9
+                self._drain()
                 return
         add_request(self._requested, n)
         self._drain()
@@ -151,7 +150,12 @@ class UnicastWindow(Flowable[T]):
         while True:
             if self._cancelled:
                 q.clear()
+                d = self._downstream
                 self._downstream = None  # rule 3.13
+                re = self._request_error
+                if re is not None and d is not None and not self._terminated:
+                    self._terminated = True
+                    d.on_error(re)
             else:
                 d = self._downstream
                 if d is not None:
