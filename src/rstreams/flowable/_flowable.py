@@ -25,6 +25,7 @@ from ._facade_time import TimeOperatorsMixin
 if TYPE_CHECKING:
     from ..schedulers import Scheduler
     from ._parallel import ParallelFlowable
+    from .operators._multicast import ConnectableFlowable
     from ..testing import TestSubscriber
     from ._fused import Fusion
 
@@ -1196,6 +1197,88 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         from .operators._observe_on import observe_on
 
         return observe_on(self, scheduler, prefetch, delay_error)
+
+    # ------------------------------------------------------------------------------------------
+    # Multicasting
+
+    def publish(self) -> ConnectableFlowable[T]:
+        """Share one subscription to this Flowable among several subscribers, starting on ``connect()``.
+
+        Example::
+
+            cf = Flowable.range(0, 3).publish()
+            a, b = cf.test(), cf.test()
+            cf.connect()
+            a.assert_result(0, 1, 2); b.assert_result(0, 1, 2)
+
+        ``connect()`` returns a Disposable that disconnects (cancels the upstream);
+        ``ref_count(n=1)`` connects at the n-th subscriber and disconnects when the last one
+        cancels; ``auto_connect(n=1)`` connects at the n-th subscriber and never disconnects.
+
+        Backpressure: lockstep: an item is emitted only when every current subscriber has
+        requested it, so the slowest subscriber paces the others; the upstream is prefetched 128
+        at a time and replenished at 75%. Items wait while there are no subscribers.
+
+        Scheduler: the upstream is subscribed on the thread that connects.
+        """
+        from .operators._multicast import publish
+
+        return publish(self)
+
+    def replay(self, n: int | None = None) -> ConnectableFlowable[T]:
+        """Like ``publish()``, but each subscriber first receives the retained items (all of them,
+        or the last ``n``), at its own pace.
+
+        Example::
+
+            cf = Flowable.range(0, 5).replay(2)
+            cf.connect()
+            cf.test().assert_result(3, 4)
+
+        Backpressure: each subscriber's demand is honoured separately (a shared buffer with
+        per-subscriber cursors); the upstream is requested unbounded once connected.
+
+        Scheduler: the upstream is subscribed on the thread that connects.
+        """
+        from .operators._multicast import replay
+
+        return replay(self, n)
+
+    def share(self) -> Flowable[T]:
+        """``publish().ref_count()``: one upstream subscription while there are subscribers.
+
+        Example::
+
+            shared = Flowable.range(0, 3).share()
+            shared.test().assert_result(0, 1, 2)
+
+        Backpressure: lockstep, as ``publish()``. The upstream is subscribed by the first
+        subscriber, cancelled when the last one cancels, and subscribed again by a later one.
+
+        Scheduler: the upstream is subscribed on the thread of the first subscriber.
+        """
+        from .operators._multicast import share
+
+        return share(self)
+
+    def cache(self) -> Flowable[T]:
+        """Subscribe to this Flowable once, at the first subscriber, and replay everything to every
+        subscriber; never disconnect (cancelling subscribers do not cancel the upstream).
+
+        Example::
+
+            cached = Flowable.range(0, 3).cache()
+            cached.test().assert_result(0, 1, 2)
+            cached.test().assert_result(0, 1, 2)   # the source ran once
+
+        Backpressure: each subscriber at its own pace; the upstream is requested unbounded.
+        Memory: everything is retained.
+
+        Scheduler: the upstream is subscribed on the thread of the first subscriber.
+        """
+        from .operators._multicast import cache
+
+        return cache(self)
 
     # ------------------------------------------------------------------------------------------
     # Blocking bridges
