@@ -354,3 +354,20 @@ def test_property_map_async_equals_model(
     ts.await_done(2).assert_no_errors().assert_complete().assert_no_violations()
     model = [x * 2 for x in data]
     assert ts.values == model if ordered else sorted(ts.values) == sorted(model)
+
+
+def test_do_on_next_async_passes_elements_in_order() -> None:
+    seen: list[int] = []
+
+    async def log(x: int) -> str:
+        await asyncio.sleep(0)
+        seen.append(x)
+        return "ignored"
+
+    async def boom(x: int) -> None:
+        raise Boom("tap")
+
+    ts = Flowable.range(0, 10).do_on_next_async(log).test()
+    ts.await_done(2).assert_result(*range(10)).assert_no_violations()
+    assert seen == list(range(10))
+    Flowable.range(0, 3).do_on_next_async(boom).test().await_done(2).assert_error(Boom).assert_no_violations()

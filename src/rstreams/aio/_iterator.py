@@ -155,7 +155,8 @@ class AsyncIteratorSubscriber(Generic[T]):
         """Cancel the upstream (rule 3.13: the reference becomes CANCELLED) and end the iteration:
         a consumer waiting right now (cancelled from another thread) wakes up and stops."""
         cancel(self.upstream)
-        self.queue.clear()
+        # The buffer is the consumer's: it is cleared in the consumer's finally, not here (a
+        # cancel from another thread must not empty the deque under a consumer mid-chunk).
         if not self.done:
             self.done = True
             if self.waiting:
@@ -233,6 +234,7 @@ async def _consume(sub: AsyncIteratorSubscriber[T], source: Publisher[T] | None)
             await fut
     finally:
         sub.cancel()
+        q.clear()  # rule 3.13: drop buffered elements
 
 
 @final
@@ -268,8 +270,9 @@ class FlowableAsyncIterator(Generic[T]):
         self._sub.cancel()
 
     def close(self) -> None:
-        """Cancel the subscription now (from any thread); the iterator then ends."""
-        self._close_now()
+        """Cancel the subscription now, from any thread: the upstream is cancelled at once and the
+        iteration ends after the elements already handed to the consumer's current chunk (the
+        generator itself is left to its own task: it is never driven from a foreign thread)."""
         self._sub.cancel()
 
     @property

@@ -47,7 +47,7 @@ from ..flowable._flowable import Flowable
 from ._loop import LoopClosedError, resolve_loop
 from ._sources import _FromAsyncIterable
 
-__all__ = ["map_async", "flat_map_async"]
+__all__ = ["map_async", "flat_map_async", "do_on_next_async"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -424,3 +424,15 @@ def flat_map_async(
     _check_positive("flat_map_async", "max_concurrency", max_concurrency)
     _check_positive("flat_map_async", "prefetch", prefetch)
     return _FlatMapAsyncFlowable(source, async_fn, max_concurrency, prefetch)
+
+
+def do_on_next_async(source: Publisher[T], async_fn: Callable[[T], Awaitable[Any]]) -> Flowable[T]:
+    """``map_async`` with one coroutine at a time that passes each element through."""
+    if not callable(async_fn):
+        raise TypeError("do_on_next_async(): async_fn must be callable (element -> awaitable)")
+
+    async def tap(x: T) -> T:
+        await async_fn(x)
+        return x
+
+    return _MapAsyncFlowable(source, tap, 1, True, 1)

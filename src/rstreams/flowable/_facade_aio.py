@@ -227,3 +227,25 @@ class AsyncioMixin(Generic[T]):
         from ..aio._map_async import flat_map_async
 
         return flat_map_async(_this(self), async_fn, max_concurrency, prefetch)
+
+    def do_on_next_async(self, async_fn: Callable[[T], Awaitable[Any]]) -> Flowable[T]:
+        """Await ``async_fn(x)`` for each element, then pass ``x`` on unchanged (in order).
+
+        Example::
+
+            async def log(x):
+                await db.insert(x)
+
+            await Flowable.range(0, 3).do_on_next_async(log).to_list()   # [0, 1, 2]
+
+        The callbacks run one at a time, in order. An exception becomes ``on_error`` (and cancels
+        the upstream); the result of ``async_fn`` is ignored.
+
+        Backpressure: as :meth:`map_async` with ``max_concurrency=1``.
+
+        Scheduler: the callbacks run on the subscribing thread's running loop, else on the
+        background loop thread ``rstreams-aio-loop``; elements are emitted on that loop's thread.
+        """
+        from ..aio._map_async import do_on_next_async
+
+        return do_on_next_async(_this(self), async_fn)
