@@ -378,3 +378,20 @@ def test_property_async_for_equals_model(
 
     got = run(main())
     assert got == (model if stop is None else model[:stop])
+
+
+def test_close_from_another_thread_ends_fused_and_unfused_iteration() -> None:
+    for f in (Flowable.range(0, 10**9), Flowable.range(0, 10**9).hide()):
+
+        async def main(f: Any = f) -> int:
+            it = f.to_async_iterator(prefetch=8)
+            n = 0
+            async for _ in it:
+                n += 1
+                if n == 100:
+                    t = threading.Thread(target=it.close)
+                    t.start()
+                    t.join()
+            return n
+
+        assert 100 <= run(main()) <= 100 + 8

@@ -23,6 +23,9 @@
     ``waiting`` and ``_wake`` on the loop before it resolves the Future. A spurious wake-up is
     harmless: the consumer loops and re-checks.
 
+    A fused chain never suspends (exactly like a hand-written async generator over a synchronous
+    iterable): its elements are computed inline, between the consumer's loop iterations.
+
     Leaving the loop cancels the subscription: ``break`` or an exception in the ``async for`` body
     drops the iterator, whose ``__del__`` closes the generator synchronously (so the upstream is
     cancelled before the next statement runs); task cancellation and ``asyncio.timeout`` throw
@@ -190,6 +193,8 @@ async def _consume(sub: AsyncIteratorSubscriber[T], source: Publisher[T] | None)
             for x in fusion.factory():
                 if x is None:
                     raise fusion.none_error()
+                if sub.done:  # close() from any thread
+                    return
                 yield x
             return
     loop = asyncio.get_running_loop()

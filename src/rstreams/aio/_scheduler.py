@@ -53,7 +53,6 @@ class _LoopTaskHandle(TaskHandle):
             w._forget(self)
             if w.is_disposed:
                 return
-        self._disposed = True
         run_task(t, context)
 
     def arm_later(self, loop: AbstractEventLoop, delay: float, context: contextvars.Context | None) -> None:
