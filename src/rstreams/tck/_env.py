@@ -95,9 +95,6 @@ def _resolve(key: str, explicit: int | None) -> int:
     from_env = settings_from_env(key)
     if from_env is not None:
         return from_env
-    if key == "no_signals":
-        # The no-signal wait defaults to DEFAULT_NO_SIGNALS_TIMEOUT_MS, capped by an explicit timeout.
-        return DEFAULT_NO_SIGNALS_TIMEOUT_MS
     return _DEFAULTS[key]
 
 
