@@ -24,6 +24,13 @@ runs under pytest-xdist. Timeouts: ``RSTREAMS_TCK_TIMEOUT_MS`` (200), ``RSTREAMS
 
 Without pytest collection: ``python -m rstreams.tck mymod:make_range --kind publisher`` or
 :func:`run_verification`.
+
+Execution model: the kit drives the implementation from the test's thread and waits (with timeouts)
+for signals, which may arrive on any thread. An asyncio-based implementation must therefore run its
+event loop in another thread (as :class:`AsyncioIterablePublisher` does with its background loop);
+a loop running on the test's own thread would only produce timeouts. The detectors are thread based
+(rule 1.3 overlapping signals, rule 3.3 per-thread recursion depth), which also covers signals
+dispatched from one event loop thread.
 """
 
 from typing import TYPE_CHECKING, Any
