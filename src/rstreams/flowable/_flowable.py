@@ -24,10 +24,10 @@ from ._facade_time import TimeOperatorsMixin
 
 if TYPE_CHECKING:
     from ..schedulers import Scheduler
-    from ._parallel import ParallelFlowable
-    from .operators._multicast import ConnectableFlowable
     from ..testing import TestSubscriber
     from ._fused import Fusion
+    from ._parallel import ParallelFlowable
+    from .operators._multicast import ConnectableFlowable
 
 __all__ = ["Flowable"]
 
@@ -1026,11 +1026,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
     def retry(
         self,
-        times: int | None = None,
+        times: Any = None,
         predicate: Callable[[BaseException], object] | None = None,
     ) -> Flowable[T]:
         """Resubscribe on error, at most ``times`` times (``None``: forever) and only while
-        ``predicate(error)`` holds.
+        ``predicate(error)`` holds. Given a policy (``rstreams.retry.Retry.backoff(...)``), retry
+        per that policy instead (see :meth:`retry_policy`).
 
         Example::
 
@@ -1039,6 +1040,13 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: unfulfilled demand carries over. Resubscription is trampolined: a million
         retries never hit the recursion limit.
         """
+        if times is not None and not isinstance(times, int):
+            from ..retry import RetrySpec
+
+            if isinstance(times, RetrySpec):
+                if predicate is not None:
+                    raise TypeError("retry(policy): give the predicate to the policy (policy.filter(...))")
+                return self.retry_policy(times)
         from .operators._retry_repeat import retry
 
         return retry(self, times, predicate)
@@ -1385,4 +1393,8 @@ class FlowableEmitter(Emitter[T]):
         raise NotImplementedError
 
     def try_on_error(self, error: BaseException) -> bool:
+        raise NotImplementedError
+
+    def serialize(self) -> FlowableEmitter[T]:
+        """An emitter safe to call from several threads (rstreams' emitters always are)."""
         raise NotImplementedError

@@ -14,15 +14,16 @@ unbounded: one Python call per element (the downstream's ``on_next``) instead of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from itertools import chain, islice
+from itertools import chain, islice, repeat
+from operator import is_ as _is
 from typing import Any, Final, Generic, TypeVar
 
-from .._internal.atomics import AtomicInt
+from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._spec import Subscriber
 from ._flowable import Flowable
 
-__all__ = ["Fusion", "FusedFlowable", "IterSubscription", "sized"]
+__all__ = ["Fusion", "FusedFlowable", "IterSubscription", "none_index", "sized"]
 
 T = TypeVar("T")
 
@@ -116,7 +117,7 @@ class IterSubscription(Generic[T]):
     read once per batch; the unbounded fast path does no accounting at all.
     """
 
-    __slots__ = ("_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion")
+    __slots__ = ("_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion", "_bad", "_bad_once")
 
     def __init__(self, downstream: Subscriber[T], it: Iterator[T], size: int | None, fusion: Fusion[T]) -> None:
         self._downstream: Subscriber[T] | None = downstream
@@ -125,6 +126,8 @@ class IterSubscription(Generic[T]):
         self._requested = AtomicInt(0)
         self._cancelled = False
         self._fusion = fusion
+        self._bad: BaseException | None = None  # a rule 3.9 error waiting for the loop owner
+        self._bad_once = AtomicFlag()
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -136,13 +139,24 @@ class IterSubscription(Generic[T]):
             self._emit()
 
     def _fail_request(self, err: BaseException) -> None:
-        # rule 3.9: signal the error; the loop owner (if any) stops at its next cancelled check.
+        # rule 3.9, without overlapping a running emission loop (rule 1.3): the error is parked,
+        # the loop is stopped, and whoever owns the loop signals it: the loop at its next check,
+        # or this caller if no loop runs (it then becomes the owner through the demand counter).
         if self._cancelled:
             return
+        self._bad = err
         self._cancelled = True
+        if add_request(self._requested, 1) == 0:
+            self._signal_bad()
+
+    def _signal_bad(self) -> None:
+        if not self._bad_once.try_set():  # race: the loop's exit vs the requester; one signals
+            return
+        err = self._bad
         d = self._downstream
+        self._bad = None
         self._release()
-        if d is not None:
+        if err is not None and d is not None:
             d.on_error(err)
 
     def cancel(self) -> None:
@@ -155,6 +169,13 @@ class IterSubscription(Generic[T]):
         self._it = None
 
     def _emit(self) -> None:
+        try:
+            self._run()
+        finally:
+            if self._bad is not None:
+                self._signal_bad()  # the loop owner ends the stream with the parked 3.9 error
+
+    def _run(self) -> None:
         d = self._downstream
         it = self._it
         if d is None or it is None:
@@ -260,6 +281,17 @@ class FusedFlowable(Flowable[T]):
 
     def __repr__(self) -> str:
         return f"Flowable<{' -> '.join(self._fusion.names)}>"
+
+
+def none_index(chunk: list[Any]) -> int:
+    """Index of the first ``None`` in ``chunk`` (by identity: elements' ``__eq__`` is never
+    called, so numpy arrays and the like are fine), or -1. C-speed when there is none."""
+    if not any(map(_is, chunk, repeat(None))):
+        return -1
+    for i, x in enumerate(chunk):
+        if x is None:
+            return i
+    return -1  # pragma: no cover
 
 
 def sized(n: int) -> Sizer:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from ..flowable import Flowable
+from ..flowable._fused import none_index
 
 __all__ = ["run_on_spark", "PartitionError"]
 
@@ -66,7 +67,7 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
                 chunk = list(itertools.islice(it, _CHUNK))
                 if not chunk:
                     return
-                if None in chunk:
+                if none_index(chunk) >= 0:
                     raise TypeError("run_on_spark: the pipeline produced None (rule 2.13)")
                 if isinstance(chunk[0], dict):
                     yield pa.RecordBatch.from_pylist(chunk, schema=out_schema)

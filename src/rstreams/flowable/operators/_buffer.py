@@ -31,7 +31,7 @@ from ..._internal.requests import add_cap, mul_cap
 from ..._spec import Subscriber
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Fusion, Sizer
+from .._fused import FusedFlowable, Fusion, Sizer, none_index
 from ._take_last import PostCompleteSubscriber
 
 __all__ = ["buffer"]
@@ -209,7 +209,7 @@ def _batches(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[list[Any]]:
         b = list(islice(it, n))
         if not b:
             return
-        if None in b:
+        if none_index(b) >= 0:
             raise fz.none_error()
         yield b
         if len(b) < n:

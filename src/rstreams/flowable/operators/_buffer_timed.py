@@ -12,7 +12,7 @@ longer ``duration``). It never emits beyond demand and never buffers more than o
 ``count`` elements when ``count`` is given). The final list at completion is the exception: it waits
 for demand (post-complete) instead of failing, since no further lists can follow it.
 
-Race: timer close vs on_next vs on_complete: every state change runs inside
+Race: timer close vs on_next vs on_complete: every state change and emission runs inside
 :meth:`SerializedOut.run`, so each element lands in exactly one list and lists are emitted in order,
 never overlapping (rule 1.3). A restarted timer carries a generation number; a stale tick is ignored.
 """
@@ -88,14 +88,14 @@ class _BufferTimedSubscriber:
         # inside a serialized section
         r = self._requested
         if r.get() != 0:
-            self._out.on_next(buf)
+            self._out.emit_next(buf)
             if r.get() < _MAX:
                 produced(r, 1)
             return
         self._done = True
         self._upstream.cancel()
         self._worker.dispose()
-        self._out.on_error(
+        self._out.emit_error(
             missing_backpressure(
                 "buffer_timed",
                 f"could not emit a list of {len(buf)} elements",
@@ -144,21 +144,21 @@ class _BufferTimedSubscriber:
         buf = self._buffer
         self._buffer = []
         if error is not None:
-            self._out.on_error(error)
+            self._out.emit_error(error)
             return
         if buf:
             if self._requested.get() == 0:
                 self._final = buf  # post-complete: wait for demand
                 return
-            self._out.on_next(buf)
-        self._out.on_complete()
+            self._out.emit_next(buf)
+        self._out.emit_complete()
 
     def _flush_final(self) -> None:
         buf = self._final
         if buf is not None and self._requested.get() != 0:
             self._final = None
-            self._out.on_next(buf)
-            self._out.on_complete()
+            self._out.emit_next(buf)
+            self._out.emit_complete()
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:

@@ -27,7 +27,7 @@ from ..._spec import Subscriber, Subscription
 from ...errors import NoneElementError, NoSuchElementError
 from .._enums import NOTSET
 from .._flowable import Flowable
-from .._fused import Fusion
+from .._fused import Fusion, none_index
 from .._scalar import DeferredScalarSubscription
 
 __all__ = ["element_at", "element_at_or_error", "first", "last"]
@@ -140,7 +140,11 @@ def _search_fused(fz: Fusion[Any], index: int, subscriber: Subscriber[Any], defa
             chunk = list(islice(it, n))
             if not chunk:
                 break
-            if None in chunk:
+            i = none_index(chunk)
+            if i >= 0:
+                if index != _LAST and left < i:
+                    value = chunk[left]  # the element asked for comes before the None
+                    break
                 raise fz.none_error()
             if index == _LAST:
                 value = chunk[-1]

@@ -190,7 +190,7 @@ class _MergeSubscription:
             r = requested.get()
             e = 0
             scalars = self._scalars
-            while e != r and scalars:
+            while e != r and scalars and not self._cancelled:  # rule 3.12: stop soon after cancel
                 d.on_next(scalars.popleft())
                 e += 1
             inners = self._inners
@@ -215,7 +215,7 @@ class _MergeSubscription:
                     q = inner.queue
                     done = inner.done  # read before the queue (race: last on_next vs on_complete)
                     k = 0
-                    while e != r and q:
+                    while e != r and q and not self._cancelled:
                         d.on_next(q.popleft())
                         e += 1
                         k += 1

@@ -28,7 +28,7 @@ from ..._internal.requests import MAX_DEMAND, validate_request
 from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Fusion, Sizer
+from .._fused import FusedFlowable, Fusion, Sizer, none_index
 from ._take_skip import _check_count
 
 __all__ = ["take_last", "PostCompleteSubscriber", "fused_chunks"]
@@ -142,7 +142,7 @@ def fused_chunks(it: Iterator[Any], fz: Fusion[Any]) -> Iterator[list[Any]]:
         chunk = list(islice(it, _CHUNK))
         if not chunk:
             return
-        if None in chunk:
+        if none_index(chunk) >= 0:
             raise fz.none_error()
         yield chunk
         if len(chunk) < _CHUNK:

@@ -133,10 +133,12 @@ class SerializedOut:
     def run(self, fn: Callable[[], Any]) -> None:
         """Run ``fn`` inside the serialized section (after everything queued before it).
 
-        ``fn`` may call ``on_next``/``on_error``/``on_complete`` of this object: those calls are
-        queued and delivered right after ``fn`` returns, in order. This is how an operator makes a
-        "check state, then emit" step atomic with respect to the other thread (race: timer vs
-        upstream, e.g. debounce's pending value vs on_complete).
+        Inside ``fn`` emit with :meth:`emit_next`/:meth:`emit_error`/:meth:`emit_complete`, which
+        deliver at once (``fn`` holds the serialization). This is how an operator makes a "check
+        state, then emit" step atomic with respect to the other thread (race: timer vs upstream,
+        e.g. debounce's pending value vs on_complete). Calling ``on_next`` from inside ``fn`` would
+        queue the element behind signals other threads enqueued meanwhile (a completion could then
+        overtake it), so don't.
         """
         if self._done:
             return
@@ -151,6 +153,29 @@ class SerializedOut:
                 return
         self._drain()
 
+    # -- inside a run() section only ------------------------------------------------------------
+    def emit_next(self, item: Any) -> None:
+        if not self._done:
+            self._downstream.on_next(item)
+
+    def emit_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, "an error after the stream ended")
+            return
+        self._done = True
+        d = self._downstream
+        self._downstream = NOOP
+        d.on_error(error)
+
+    def emit_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        d = self._downstream
+        self._downstream = NOOP
+        d.on_complete()
+
+    # -- from any thread -------------------------------------------------------------------------
     def on_error(self, error: BaseException) -> None:
         if self._done:
             plugins.on_error(error, "an error after the stream ended")

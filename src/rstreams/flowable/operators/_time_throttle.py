@@ -90,15 +90,17 @@ class _TimedBase:
         self._out.release()  # rule 3.13
 
     def try_emit(self, item: Any, what: str) -> bool:
-        """Emit if there is demand; otherwise fail with MissingBackpressureError. Serialized callers."""
+        """Emit if there is demand; otherwise fail with MissingBackpressureError.
+
+        Only inside a ``SerializedOut.run`` section (it emits directly)."""
         r = self._requested
         if r.get() != 0:
-            self._out.on_next(item)
+            self._out.emit_next(item)
             if r.get() < MAX_DEMAND:
                 produced(r, 1)
             return True
         self.cancel_all()
-        self._out.on_error(missing_backpressure(self._op, f"could not emit {what}"))
+        self._out.emit_error(missing_backpressure(self._op, f"could not emit {what}"))
         return False
 
 
@@ -262,6 +264,10 @@ class _ThrottleFirstSubscriber(_TimedBase):
         if self._done or self._gate:
             return
         self._gate = True
+        # serialized with a rule 3.9 error signalled from the requesting thread
+        self._out.run(lambda: self._first(item))
+
+    def _first(self, item: Any) -> None:
         if self.try_emit(item, "the first element of a window"):
             t = self._timer
             if t is not None:

@@ -445,14 +445,15 @@ class _WindowTimedSubscriber:
         if r.get() == 0:
             self._done = True
             self._stop()
-            self._out.on_error(missing_backpressure("window_timed", "could not emit a new window"))
+            self._out.emit_error(missing_backpressure("window_timed", "could not emit a new window"))
             return
         w: UnicastWindow[Any] = UnicastWindow(self._live.release)
         self._live.add()
         self._window = w
         self._size = 0
-        self._out.on_next(w)  # delivered right after this section
-        self._out.run(lambda: w.release() if w.try_abandon() else None)  # then: subscribed or abandoned
+        self._out.emit_next(w)
+        if w.try_abandon():
+            w.release()  # nobody subscribed during on_next: it does not keep the upstream alive
         if r.get() < _MAX:
             produced(r, 1)
 
@@ -505,11 +506,11 @@ class _WindowTimedSubscriber:
         if error is None:
             if w is not None:
                 w.on_complete()
-            self._out.on_complete()
+            self._out.emit_complete()
         else:
             if w is not None:
                 w.on_error(error)
-            self._out.on_error(error)
+            self._out.emit_error(error)
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:

@@ -12,7 +12,7 @@ from ..._internal.subscriptions import complete_empty, error_empty
 from ..._spec import Publisher, Subscriber, null_element_message
 from ...errors import NoneElementError
 from .._flowable import Flowable
-from .._fused import Fusion, FusedFlowable, sized
+from .._fused import FusedFlowable, Fusion, sized
 from .._scalar import DeferredScalarSubscription
 
 __all__ = [
