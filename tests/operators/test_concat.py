@@ -330,3 +330,13 @@ def test_property_start_with_and_switch_if_empty(
     ts2 = run_pattern(src.switch_if_empty(Flowable.from_iterable(items)), pattern)
     assert ts2.values == (data if data else items)
     ts2.assert_complete().assert_no_violations()
+
+
+def test_rule_3_12_concat_stops_soon_after_cancel_from_on_next() -> None:
+    from operators.test_merge_zip import CancelAfter
+
+    ts = CancelAfter(4)
+    second = CountingSource(Flowable.range(10, 5).hide())
+    Flowable.concat(Flowable.range(0, 3).hide(), second, Flowable.just(99).hide()).subscribe(ts)
+    ts.assert_values(0, 1, 2, 10).assert_not_complete().assert_no_violations()
+    assert second.cancels == 1

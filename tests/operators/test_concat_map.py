@@ -313,3 +313,13 @@ def test_concat_map_mixed_inners_from_threaded_upstream(seed: int) -> None:
     else:
         assert ts.values == want
         ts.assert_complete()
+
+
+def test_rule_3_12_concat_map_stops_soon_after_cancel_from_on_next() -> None:
+    from operators.test_merge_zip import CancelAfter
+
+    for mapper in (lambda x: Flowable.just(x), lambda x: Flowable.just(x, x).hide()):
+        ts = CancelAfter(3)
+        Flowable.range(0, 10).hide().concat_map(mapper).subscribe(ts)
+        assert len(ts.values) == 3
+        ts.assert_not_complete().assert_no_violations()

@@ -553,3 +553,32 @@ def test_zip_source_over_delivering_is_missing_backpressure() -> None:
     ts = Flowable.zip(bad, Flowable.never(), prefetch=4).test(0)
     ts.assert_error(MissingBackpressureError).assert_no_violations()
     assert bad.cancelled
+
+
+class CancelAfter(TestSubscriber[Any]):
+    """A TestSubscriber that cancels from inside ``on_next`` once it has ``n`` values."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.n = n
+
+    def on_next(self, item: Any) -> None:
+        super().on_next(item)
+        if len(self.values) == self.n:
+            self.cancel()
+
+
+def test_rule_3_12_merge_stops_soon_after_cancel_from_on_next() -> None:
+    ts = CancelAfter(3)
+    srcs = [Flowable.just(i) for i in range(5)] + [Flowable.range(10, 10).hide()]
+    Flowable.merge(*srcs).subscribe(ts)
+    ts.assert_values(0, 1, 2).assert_not_complete().assert_no_violations()
+    ts2 = CancelAfter(3)
+    Flowable.merge(Flowable.range(0, 10).hide(), Flowable.range(10, 10).hide()).subscribe(ts2)
+    ts2.assert_values(0, 1, 2).assert_no_violations()
+
+
+def test_rule_3_12_zip_stops_soon_after_cancel_from_on_next() -> None:
+    ts = CancelAfter(2)
+    Flowable.zip(Flowable.range(0, 10).hide(), Flowable.range(0, 10).hide()).subscribe(ts)
+    ts.assert_values((0, 0), (1, 1)).assert_not_complete().assert_no_violations()
