@@ -52,7 +52,9 @@ class RetryExhaustedError(RStreamsError):
     def __init__(self, attempts: int, last: BaseException) -> None:
         self.attempts = attempts
         self.last = last
-        super().__init__(f"retries exhausted: {attempts}/{attempts}; last error: {type(last).__name__}: {last}")
+        super().__init__(
+            f"retries exhausted: {attempts}/{attempts}; last error: {type(last).__name__}: {last}"
+        )
         self.__cause__ = last
 
 
@@ -93,7 +95,9 @@ class RetrySpec:
         from .schedulers import Scheduler as _Scheduler
 
         if not isinstance(scheduler, _Scheduler):
-            raise TypeError(f"RetrySpec.with_scheduler(): expected a Scheduler, got {type(scheduler).__name__}")
+            raise TypeError(
+                f"RetrySpec.with_scheduler(): expected a Scheduler, got {type(scheduler).__name__}"
+            )
         return replace(self, scheduler=scheduler)
 
     def with_random(self, rng: random.Random) -> RetrySpec:

@@ -117,7 +117,8 @@ def _race(a: Callable[[], Any], b: Callable[[], Any], rng: random.Random) -> Non
 
 def test_timeout_vs_on_complete() -> None:
     with plugins.collect_errors() as undeliverable:
-        for seed in range(ROUNDS):
+
+        def one_round(seed: int) -> None:
             rng = random.Random(seed)
             sch = _ManualScheduler()
             tp: TestPublisher[int] = TestPublisher.create()
@@ -127,11 +128,14 @@ def test_timeout_vs_on_complete() -> None:
             assert len(sub.errors) + sub.completions == 1, f"seed {seed}: {sub.errors} {sub.completions}"
             if sub.errors:
                 sub.assert_error(TimeoutError)
+
+        for seed in range(ROUNDS):
+            one_round(seed)
     assert not undeliverable
 
 
 def test_timeout_vs_on_next() -> None:
-    for seed in range(ROUNDS):
+    def one_round(seed: int) -> None:
         rng = random.Random(seed)
         sch = _ManualScheduler()
         tp: TestPublisher[int] = TestPublisher.create()
@@ -144,10 +148,14 @@ def test_timeout_vs_on_next() -> None:
         if sub.values[-1] == -1:
             sub.assert_complete()
 
+    for seed in range(ROUNDS):
+        one_round(seed)
+
 
 def test_debounce_vs_on_complete() -> None:
     with plugins.collect_errors() as undeliverable:
-        for seed in range(ROUNDS):
+
+        def one_round(seed: int) -> None:
             rng = random.Random(seed)
             sch = _ManualScheduler()
             tp: TestPublisher[int] = TestPublisher.create()
@@ -155,11 +163,14 @@ def test_debounce_vs_on_complete() -> None:
             tp.next(1, 2)
             _race(tp.complete, sch.fire, rng)
             sub.assert_result(2).assert_no_violations()  # exactly once, before the completion
+
+        for seed in range(ROUNDS):
+            one_round(seed)
     assert not undeliverable
 
 
 def test_sample_tick_vs_on_complete_emit_last() -> None:
-    for seed in range(ROUNDS):
+    def one_round(seed: int) -> None:
         rng = random.Random(seed)
         sch = _ManualScheduler()
         tp: TestPublisher[int] = TestPublisher.create()
@@ -168,10 +179,14 @@ def test_sample_tick_vs_on_complete_emit_last() -> None:
         _race(tp.complete, sch.fire, rng)
         sub.assert_result(1).assert_no_violations()
 
+    for seed in range(ROUNDS):
+        one_round(seed)
+
 
 def test_group_by_cancel_vs_new_group() -> None:
     with plugins.collect_errors() as undeliverable:
-        for seed in range(ROUNDS):
+
+        def one_round(seed: int) -> None:
             rng = random.Random(seed)
             tp: TestPublisher[int] = TestPublisher.create()
             inner: list[TestSubscriber[int]] = []
@@ -205,11 +220,14 @@ def test_group_by_cancel_vs_new_group() -> None:
                 t.assert_no_violations()
                 assert t.values == sorted(t.values)
             assert tp.was_cancelled, f"seed {seed}: upstream not cancelled after every subscriber cancelled"
+
+        for seed in range(ROUNDS):
+            one_round(seed)
     assert not undeliverable
 
 
 def test_group_by_request_vs_on_next_keeps_order() -> None:
-    for seed in range(ROUNDS):
+    def one_round(seed: int) -> None:
         rng = random.Random(seed)
         tp: TestPublisher[int] = TestPublisher.create()
         inner: list[TestSubscriber[int]] = []
@@ -227,9 +245,12 @@ def test_group_by_request_vs_on_next_keeps_order() -> None:
         tp.complete()
         inner[0].assert_result(*range(300)).assert_no_violations()
 
+    for seed in range(ROUNDS):
+        one_round(seed)
+
 
 def test_window_close_vs_on_next() -> None:
-    for seed in range(ROUNDS):
+    def one_round(seed: int) -> None:
         rng = random.Random(seed)
         sch = _ManualScheduler()
         tp: TestPublisher[int] = TestPublisher.create()
@@ -256,9 +277,12 @@ def test_window_close_vs_on_next() -> None:
         for t in wins:
             t.assert_complete().assert_no_violations()
 
+    for seed in range(ROUNDS):
+        one_round(seed)
+
 
 def test_buffer_timed_close_vs_on_next() -> None:
-    for seed in range(ROUNDS):
+    def one_round(seed: int) -> None:
         rng = random.Random(seed)
         sch = _ManualScheduler()
         tp: TestPublisher[int] = TestPublisher.create()
@@ -274,6 +298,9 @@ def test_buffer_timed_close_vs_on_next() -> None:
         assert [x for xs in sub.values for x in xs] == list(range(200))
         assert all(len(xs) <= 7 for xs in sub.values)
 
+    for seed in range(ROUNDS):
+        one_round(seed)
+
 
 def _rstreams_threads() -> set[threading.Thread]:
     return {t for t in threading.enumerate() if t.name.startswith("rstreams-new")}
@@ -288,7 +315,11 @@ def test_no_thread_survives_cancel_on_real_schedulers() -> None:
         Flowable.interval(0.001, scheduler=s).debounce(0.01, s).test(),
         Flowable.interval(0.001, scheduler=s).sample(0.002, s).on_backpressure_drop().test(),
         Flowable.interval(0.001, scheduler=s).buffer_timed(0.002, scheduler=s).on_backpressure_drop().test(),
-        Flowable.interval(0.001, scheduler=s).window_timed(0.002, scheduler=s).flat_map(lambda w: w.count()).on_backpressure_drop().test(),
+        Flowable.interval(0.001, scheduler=s)
+        .window_timed(0.002, scheduler=s)
+        .flat_map(lambda w: w.count())
+        .on_backpressure_drop()
+        .test(),
         Flowable.never().delay_subscription(5, s).test(),
         Flowable.interval(0.001, scheduler=s).delay(0.001, s).on_backpressure_drop().test(),
     ]

@@ -56,7 +56,11 @@ def test_group_by_scenarios_through_harness() -> None:
 
 
 def test_group_by_raising_key_fn() -> None:
-    check_raising(lambda f: f.group_by(lambda x: 1 // 0 if x == 3 else x).flat_map(lambda g: g), range(10), error=ZeroDivisionError)
+    check_raising(
+        lambda f: f.group_by(lambda x: 1 // 0 if x == 3 else x).flat_map(lambda g: g),
+        range(10),
+        error=ZeroDivisionError,
+    )
 
 
 def test_group_by_value_fn_returning_none() -> None:
@@ -76,9 +80,7 @@ def test_group_by_bad_arguments() -> None:
 def test_group_is_unicast() -> None:
     groups: list[Any] = []
     first: TestSubscriber[int] = TestSubscriber()
-    Flowable.just(1).group_by(lambda x: x).subscribe(
-        on_next=lambda g: (groups.append(g), g.subscribe(first))
-    )
+    Flowable.just(1).group_by(lambda x: x).subscribe(on_next=lambda g: (groups.append(g), g.subscribe(first)))
     second: TestSubscriber[int] = TestSubscriber()
     groups[0].subscribe(second)
     first.assert_result(1).assert_no_violations()
@@ -111,7 +113,12 @@ def test_new_group_without_demand_is_missing_backpressure() -> None:
 
 
 def test_flat_map_with_too_little_concurrency_fails_clearly() -> None:
-    sub = Flowable.range(0, 100).group_by(lambda x: x % 10).flat_map(lambda g: g.reduce(operator.add), max_concurrency=4).test()
+    sub = (
+        Flowable.range(0, 100)
+        .group_by(lambda x: x % 10)
+        .flat_map(lambda g: g.reduce(operator.add), max_concurrency=4)
+        .test()
+    )
     sub.assert_error(MissingBackpressureError, match="max_concurrency").assert_no_violations()
 
 
@@ -145,9 +152,12 @@ def test_slow_group_signals_missing_backpressure_instead_of_hanging() -> None:
 
 def test_single_slow_group_is_plain_backpressure() -> None:
     got: list[TestSubscriber[int]] = []
-    main = Flowable.range(0, 100).group_by(lambda x: 0, buffer_size=8).do_on_next(
-        lambda g: (got.append(TestSubscriber(0)), g.subscribe(got[-1]))
-    ).test()
+    main = (
+        Flowable.range(0, 100)
+        .group_by(lambda x: 0, buffer_size=8)
+        .do_on_next(lambda g: (got.append(TestSubscriber(0)), g.subscribe(got[-1])))
+        .test()
+    )
     main.assert_no_errors()
     got[0].assert_no_values()
     got[0].request(50)
@@ -212,9 +222,12 @@ def test_cancelled_group_key_starts_a_new_group() -> None:
 def test_group_by_errors_reach_main_and_groups() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     inner: list[TestSubscriber[int]] = []
-    main = Flowable.from_publisher(tp).group_by(lambda x: x).do_on_next(
-        lambda g: (inner.append(TestSubscriber()), g.subscribe(inner[-1]))
-    ).test()
+    main = (
+        Flowable.from_publisher(tp)
+        .group_by(lambda x: x)
+        .do_on_next(lambda g: (inner.append(TestSubscriber()), g.subscribe(inner[-1])))
+        .test()
+    )
     tp.next(1)
     tp.error(KeyError("k"))
     main.assert_error(KeyError).assert_no_violations()
@@ -238,7 +251,12 @@ def test_rule_3_9_main_request_zero() -> None:
 
 def test_many_keys_large_stream() -> None:
     n = 50_000
-    sub = Flowable.range(0, n).group_by(lambda x: x % 100).flat_map(lambda g: g.reduce(operator.add), max_concurrency=100).test()
+    sub = (
+        Flowable.range(0, n)
+        .group_by(lambda x: x % 100)
+        .flat_map(lambda g: g.reduce(operator.add), max_concurrency=100)
+        .test()
+    )
     sub.assert_complete().assert_no_violations()
     assert sorted(sub.values) == sorted(sum(range(k, n, 100)) for k in range(100))
 
@@ -251,7 +269,9 @@ def test_many_keys_large_stream() -> None:
     st.booleans(),
     st.lists(st.integers(1, 7), min_size=1, max_size=20),
 )
-def test_property_group_by_model(data: list[int], nkeys: int, buffer_size: int, hidden: bool, reqs: list[int]) -> None:
+def test_property_group_by_model(
+    data: list[int], nkeys: int, buffer_size: int, hidden: bool, reqs: list[int]
+) -> None:
     src = Flowable.from_iterable(data)
     if hidden:
         src = src.hide()
@@ -286,7 +306,9 @@ def test_property_group_by_model(data: list[int], nkeys: int, buffer_size: int, 
 
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.integers(0, 50), max_size=80), st.integers(1, 6), st.booleans())
-def test_property_group_by_flat_map_reduce_equals_dict_grouping(data: list[int], nkeys: int, hidden: bool) -> None:
+def test_property_group_by_flat_map_reduce_equals_dict_grouping(
+    data: list[int], nkeys: int, hidden: bool
+) -> None:
     src = Flowable.from_iterable(data)
     if hidden:
         src = src.hide()

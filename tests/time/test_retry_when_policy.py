@@ -14,13 +14,17 @@ from rstreams.retry import Retry, RetryExhaustedError, RetrySignal
 from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
 
 
-def _failing(times: int, then: list[int], counter: list[int], values_before: list[int] | None = None) -> Flowable[int]:
+def _failing(
+    times: int, then: list[int], counter: list[int], values_before: list[int] | None = None
+) -> Flowable[int]:
     """Fails the first ``times`` subscriptions (after emitting ``values_before``), then emits ``then``."""
 
     def make() -> Flowable[int]:
         counter[0] += 1
         if counter[0] <= times:
-            return Flowable.concat(Flowable.from_iterable(values_before or []), Flowable.error(OSError(f"#{counter[0]}")))
+            return Flowable.concat(
+                Flowable.from_iterable(values_before or []), Flowable.error(OSError(f"#{counter[0]}"))
+            )
         return Flowable.from_iterable(then)
 
     return Flowable.defer(make)
@@ -44,9 +48,11 @@ def test_retry_when_handler_completion_completes() -> None:
 
 def test_retry_when_handler_error_fails() -> None:
     n = [0]
-    sub = _failing(5, [7], n).retry_when(
-        lambda errors: errors.flat_map(lambda e: Flowable.error(KeyError("stop")))
-    ).test()
+    sub = (
+        _failing(5, [7], n)
+        .retry_when(lambda errors: errors.flat_map(lambda e: Flowable.error(KeyError("stop"))))
+        .test()
+    )
     sub.assert_error(KeyError).assert_no_violations()
 
 
@@ -55,7 +61,9 @@ def test_retry_when_handler_raising_or_none() -> None:
         raise ZeroDivisionError
 
     Flowable.just(1).retry_when(boom).test().assert_error(ZeroDivisionError).assert_no_violations()
-    Flowable.just(1).retry_when(lambda e: None).test().assert_error(TypeError, match="retry_when").assert_no_violations()  # type: ignore[arg-type,return-value]
+    Flowable.just(1).retry_when(lambda e: None).test().assert_error(
+        TypeError, match="retry_when"
+    ).assert_no_violations()  # type: ignore[arg-type,return-value]
     with pytest.raises(TypeError):
         Flowable.just(1).retry_when(3)  # type: ignore[arg-type]
 
@@ -99,14 +107,22 @@ def test_rule_3_9_retry_when_request_zero() -> None:
 
 def test_repeat_when_counts_completions() -> None:
     seen: list[int] = []
-    sub = Flowable.just(1).repeat_when(lambda done: done.do_on_next(seen.append).take_while(lambda k: k < 3)).test()
+    sub = (
+        Flowable.just(1)
+        .repeat_when(lambda done: done.do_on_next(seen.append).take_while(lambda k: k < 3))
+        .test()
+    )
     sub.assert_result(1, 1, 1).assert_no_violations()
     assert seen == [1, 2, 3]
 
 
 def test_repeat_when_with_delay() -> None:
     ts = TestScheduler()
-    sub = Flowable.just("x").repeat_when(lambda done: done.take(2).concat_map(lambda k: Flowable.timer(1, ts))).test()
+    sub = (
+        Flowable.just("x")
+        .repeat_when(lambda done: done.take(2).concat_map(lambda k: Flowable.timer(1, ts)))
+        .test()
+    )
     sub.assert_values("x")
     ts.advance_by(1)
     sub.assert_values("x", "x")
@@ -146,9 +162,15 @@ def test_retry_policy_filter() -> None:
 
 def test_retry_policy_on_retry_exhausted() -> None:
     n = [0]
-    sub = _failing(10, [5], n).retry_policy(
-        Retry.max(1).on_retry_exhausted(lambda s: ValueError(f"gave up after {s.total_retries}: {s.failure}"))
-    ).test()
+    sub = (
+        _failing(10, [5], n)
+        .retry_policy(
+            Retry.max(1).on_retry_exhausted(
+                lambda s: ValueError(f"gave up after {s.total_retries}: {s.failure}")
+            )
+        )
+        .test()
+    )
     sub.assert_error(ValueError, match="gave up after 1: #2").assert_no_violations()
 
 
@@ -170,7 +192,11 @@ def test_retry_backoff_delays_on_virtual_time() -> None:
 
 def test_retry_backoff_respects_max_backoff_and_exhausts() -> None:
     ts = TestScheduler()
-    sub = Flowable.error(OSError("down")).retry_policy(Retry.backoff(3, 1.0, max_backoff=1.5, jitter=0).with_scheduler(ts)).test()
+    sub = (
+        Flowable.error(OSError("down"))
+        .retry_policy(Retry.backoff(3, 1.0, max_backoff=1.5, jitter=0).with_scheduler(ts))
+        .test()
+    )
     ts.advance_by(1 + 1.5 + 1.5 - 0.01)
     sub.assert_no_errors()
     ts.advance_by(0.01)

@@ -217,7 +217,11 @@ def test_rule_3_9_delay_subscription_bad_request_before_upstream() -> None:
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.integers(0, 100), max_size=30), st.lists(st.integers(1, 5), min_size=1, max_size=10), st.booleans())
+@given(
+    st.lists(st.integers(0, 100), max_size=30),
+    st.lists(st.integers(1, 5), min_size=1, max_size=10),
+    st.booleans(),
+)
 def test_property_delay_is_identity_after_time(data: list[int], requests: list[int], hidden: bool) -> None:
     ts = TestScheduler()
     src = Flowable.from_iterable(data)

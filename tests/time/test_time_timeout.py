@@ -96,7 +96,11 @@ def test_timeout_selector_first_and_items() -> None:
 def test_timeout_selector_no_first_timeout_and_fallback() -> None:
     ts = TestScheduler()
     tp: TestPublisher[int] = TestPublisher.create()
-    sub = Flowable.from_publisher(tp).timeout_selector(None, lambda x: Flowable.empty(), Flowable.just(9)).test()
+    sub = (
+        Flowable.from_publisher(tp)
+        .timeout_selector(None, lambda x: Flowable.empty(), Flowable.just(9))
+        .test()
+    )
     ts.advance_by(100)
     sub.assert_no_values()
     tp.next(1)  # the item timeout completes at once: switch to the fallback

@@ -31,7 +31,8 @@ def test_window_scenarios(count: int, skip: int | None) -> None:
     check_scenarios(
         lambda f: f.window(count, skip).flat_map(lambda w: w.to_list()),
         data,
-        sorted(_model_window(data, count, skip or count), key=lambda xs: xs[-1]) if skip and skip < count
+        sorted(_model_window(data, count, skip or count), key=lambda xs: xs[-1])
+        if skip and skip < count
         else _model_window(data, count, skip or count),
     )
 
@@ -71,9 +72,12 @@ def test_window_abandoned_window_still_buffers_for_late_subscriber() -> None:
 def test_window_cancel_main_and_windows_cancels_upstream() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     inner: list[TestSubscriber[int]] = []
-    main = Flowable.from_publisher(tp).window(10).do_on_next(
-        lambda w: (inner.append(TestSubscriber()), w.subscribe(inner[-1]))
-    ).test()
+    main = (
+        Flowable.from_publisher(tp)
+        .window(10)
+        .do_on_next(lambda w: (inner.append(TestSubscriber()), w.subscribe(inner[-1])))
+        .test()
+    )
     tp.next(1, 2)
     main.cancel()
     assert not tp.was_cancelled  # the open window still needs the upstream
@@ -87,9 +91,12 @@ def test_window_cancel_main_and_windows_cancels_upstream() -> None:
 def test_window_error_reaches_main_and_open_window() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     inner: list[TestSubscriber[int]] = []
-    main = Flowable.from_publisher(tp).window(10).do_on_next(
-        lambda w: (inner.append(TestSubscriber()), w.subscribe(inner[-1]))
-    ).test()
+    main = (
+        Flowable.from_publisher(tp)
+        .window(10)
+        .do_on_next(lambda w: (inner.append(TestSubscriber()), w.subscribe(inner[-1])))
+        .test()
+    )
     tp.next(1)
     tp.error(KeyError("k"))
     main.assert_error(KeyError).assert_no_violations()
@@ -161,7 +168,12 @@ def test_window_timed() -> None:
 def test_window_timed_with_count_restarts_timer() -> None:
     ts = TestScheduler()
     tp: TestPublisher[int] = TestPublisher.create()
-    sub = Flowable.from_publisher(tp).window_timed(1.0, count=2, scheduler=ts).flat_map(lambda w: w.to_list()).test()
+    sub = (
+        Flowable.from_publisher(tp)
+        .window_timed(1.0, count=2, scheduler=ts)
+        .flat_map(lambda w: w.to_list())
+        .test()
+    )
     ts.advance_by(0.5)
     tp.next(1, 2, 3)  # [1, 2] closes by size at 0.5; the next window runs until 1.5
     ts.advance_by(0.9)
@@ -177,7 +189,9 @@ def test_window_timed_missing_backpressure() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     sub = Flowable.from_publisher(tp).window_timed(1.0, scheduler=ts).test(1)
     ts.advance_by(1)
-    sub.assert_value_count(1).assert_error(MissingBackpressureError, match="window_timed").assert_no_violations()
+    sub.assert_value_count(1).assert_error(
+        MissingBackpressureError, match="window_timed"
+    ).assert_no_violations()
     assert tp.was_cancelled
     assert ts.pending == 0
 

@@ -8,8 +8,13 @@ from typing import Any
 from rstreams.testing import TestPublisher, TestScheduler
 
 
-def drive(ts: TestScheduler, tp: TestPublisher[Any], events: Iterable[tuple[float, Any]], end: float | None = None,
-          complete: bool = True) -> None:
+def drive(
+    ts: TestScheduler,
+    tp: TestPublisher[Any],
+    events: Iterable[tuple[float, Any]],
+    end: float | None = None,
+    complete: bool = True,
+) -> None:
     """Emit ``value`` at virtual time ``t`` for each ``(t, value)`` (times ascending), then complete
     at ``end`` (default: the last time)."""
     last = ts.now()

@@ -39,7 +39,9 @@ class TimeOperatorsMixin(Generic[T]):
     # Time sources
 
     @staticmethod
-    def interval(period: float, initial_delay: float | None = None, scheduler: Scheduler | None = None) -> Flowable[int]:
+    def interval(
+        period: float, initial_delay: float | None = None, scheduler: Scheduler | None = None
+    ) -> Flowable[int]:
         """Emit 0, 1, 2, ... every ``period`` seconds, the first after ``initial_delay`` (default: ``period``).
 
         Example::
@@ -79,7 +81,9 @@ class TimeOperatorsMixin(Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Shifting in time
 
-    def delay(self, duration: float, scheduler: Scheduler | None = None, delay_error: bool = False) -> Flowable[T]:
+    def delay(
+        self, duration: float, scheduler: Scheduler | None = None, delay_error: bool = False
+    ) -> Flowable[T]:
         """Shift every element and the completion by ``duration`` seconds.
 
         An error is delivered at once (dropping the elements still delayed) unless ``delay_error``.
@@ -135,7 +139,9 @@ class TimeOperatorsMixin(Generic[T]):
 
         return debounce(_f(self), duration, scheduler)
 
-    def sample(self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False) -> Flowable[T]:
+    def sample(
+        self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False
+    ) -> Flowable[T]:
         """Emit the latest element of each ``period`` (if any) at the end of the period; with
         ``emit_last`` also the latest unsampled element at completion. Same as ``throttle_last``.
 
@@ -153,7 +159,9 @@ class TimeOperatorsMixin(Generic[T]):
 
         return sample(_f(self), period, scheduler, emit_last)
 
-    def throttle_last(self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False) -> Flowable[T]:
+    def throttle_last(
+        self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False
+    ) -> Flowable[T]:
         """Alias of :meth:`sample`: the latest element of each period.
 
         Example::

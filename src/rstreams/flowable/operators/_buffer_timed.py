@@ -47,11 +47,24 @@ _MAX: Final = MAX_DEMAND
 class _BufferTimedSubscriber:
     _rs_no_wrap = True
     __slots__ = (
-        "_out", "_downstream_ref", "_upstream", "_worker", "_duration", "_count", "_requested",
-        "_buffer", "_gen", "_timer", "_done", "_final", "__weakref__",
+        "_out",
+        "_downstream_ref",
+        "_upstream",
+        "_worker",
+        "_duration",
+        "_count",
+        "_requested",
+        "_buffer",
+        "_gen",
+        "_timer",
+        "_done",
+        "_final",
+        "__weakref__",
     )
 
-    def __init__(self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None) -> None:
+    def __init__(
+        self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
+    ) -> None:
         self._out = SerializedOut(downstream)  # race: timer vs upstream (module docstring)
         self._downstream_ref: Subscriber[Any] = downstream
         self._upstream: Subscription = CANCELLED
@@ -82,7 +95,9 @@ class _BufferTimedSubscriber:
         t = self._timer
         if t is not None:
             t.dispose()
-        self._timer = self._worker.schedule_periodic(lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration)
+        self._timer = self._worker.schedule_periodic(
+            lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration
+        )
 
     def _emit(self, buf: list[Any]) -> None:
         # inside a serialized section
@@ -184,7 +199,9 @@ class _BufferTimedSubscriber:
 class _BufferTimedFlowable(Flowable[list[Any]]):
     __slots__ = ("_source", "_duration", "_count", "_scheduler")
 
-    def __init__(self, source: Flowable[Any], duration: float, count: int | None, scheduler: Scheduler) -> None:
+    def __init__(
+        self, source: Flowable[Any], duration: float, count: int | None, scheduler: Scheduler
+    ) -> None:
         self._source = source
         self._duration = duration
         self._count = count

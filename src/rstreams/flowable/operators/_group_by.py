@@ -100,9 +100,23 @@ class _GroupState:
     """A group's unicast queue, its Subscription, and its drain."""
 
     __slots__ = (
-        "key", "_parent", "q", "requested", "wip", "downstream", "_once", "_sub_state",
-        "cancelled", "done", "_error", "_accounted", "_terminated", "_released", "_request_error",
-        "fast_on_next", "__weakref__",
+        "key",
+        "_parent",
+        "q",
+        "requested",
+        "wip",
+        "downstream",
+        "_once",
+        "_sub_state",
+        "cancelled",
+        "done",
+        "_error",
+        "_accounted",
+        "_terminated",
+        "_released",
+        "_request_error",
+        "fast_on_next",
+        "__weakref__",
     )
 
     def __init__(self, key: Any, parent: _GroupBySubscriber) -> None:
@@ -133,7 +147,9 @@ class _GroupState:
         if not self._once.try_set():
             error_empty(
                 subscriber,
-                ProtocolViolationError("2.12", f"group_by(): the group for key {self.key!r} can be subscribed only once"),
+                ProtocolViolationError(
+                    "2.12", f"group_by(): the group for key {self.key!r} can be subscribed only once"
+                ),
             )
             return
         self._sub_state.compare_and_set(_FRESH, _SUBSCRIBED)
@@ -246,8 +262,20 @@ class _GroupState:
 class _GroupBySubscriber:
     _rs_no_wrap = True
     __slots__ = (
-        "_downstream", "_upstream", "_key_fn", "_value_fn", "_buffer_size", "_limit", "_groups",
-        "_requested", "_emitted_groups", "_done", "_main_cancelled", "_live", "_fast", "_open",
+        "_downstream",
+        "_upstream",
+        "_key_fn",
+        "_value_fn",
+        "_buffer_size",
+        "_limit",
+        "_groups",
+        "_requested",
+        "_emitted_groups",
+        "_done",
+        "_main_cancelled",
+        "_live",
+        "_fast",
+        "_open",
         "__weakref__",
     )
 
@@ -529,7 +557,11 @@ class _GroupByFlowable(Flowable[Any]):
     __slots__ = ("_source", "_key_fn", "_value_fn", "_buffer_size")
 
     def __init__(
-        self, source: Flowable[Any], key_fn: Callable[[Any], Any], value_fn: Callable[[Any], Any] | None, buffer_size: int
+        self,
+        source: Flowable[Any],
+        key_fn: Callable[[Any], Any],
+        value_fn: Callable[[Any], Any] | None,
+        buffer_size: int,
     ) -> None:
         self._source = source
         self._key_fn = key_fn

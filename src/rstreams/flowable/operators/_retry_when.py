@@ -76,8 +76,16 @@ class _Receiver:
 class _WhenSubscriber(SubscriptionArbiter):
     _rs_no_wrap = True
     __slots__ = (
-        "_hs", "_source", "_trampoline", "_emitted", "_signals", "_receiver", "_retry", "_done",
-        "_completions", "__weakref__",
+        "_hs",
+        "_source",
+        "_trampoline",
+        "_emitted",
+        "_signals",
+        "_receiver",
+        "_retry",
+        "_done",
+        "_completions",
+        "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[Any], source: Flowable[Any], retry: bool) -> None:
@@ -168,7 +176,9 @@ class _WhenSubscriber(SubscriptionArbiter):
 class _WhenFlowable(Flowable[T]):
     __slots__ = ("_source", "_handler", "_retry")
 
-    def __init__(self, source: Flowable[T], handler: Callable[[Flowable[Any]], Publisher[Any]], retry: bool) -> None:
+    def __init__(
+        self, source: Flowable[T], handler: Callable[[Flowable[Any]], Publisher[Any]], retry: bool
+    ) -> None:
         self._source = source
         self._handler = handler
         self._retry = retry
@@ -195,10 +205,14 @@ class _WhenFlowable(Flowable[T]):
 
 def _check(op: str, handler: object) -> None:
     if not callable(handler):
-        raise TypeError(f"{op}(): handler must be callable (Flowable -> Publisher), got {type(handler).__name__}")
+        raise TypeError(
+            f"{op}(): handler must be callable (Flowable -> Publisher), got {type(handler).__name__}"
+        )
 
 
-def retry_when(source: Flowable[T], handler: Callable[[Flowable[BaseException]], Publisher[Any]]) -> Flowable[T]:
+def retry_when(
+    source: Flowable[T], handler: Callable[[Flowable[BaseException]], Publisher[Any]]
+) -> Flowable[T]:
     _check("retry_when", handler)
     return _WhenFlowable(source, handler, True)
 

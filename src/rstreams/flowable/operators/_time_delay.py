@@ -173,6 +173,8 @@ class _DelaySubscriptionFlowable(Flowable[T]):
             w.schedule(s.start, self._delay)
 
 
-def delay_subscription(source: Flowable[T], duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+def delay_subscription(
+    source: Flowable[T], duration: float, scheduler: Scheduler | None = None
+) -> Flowable[T]:
     d = check_duration("delay_subscription", duration)
     return _DelaySubscriptionFlowable(source, d, resolve_scheduler("delay_subscription", scheduler))

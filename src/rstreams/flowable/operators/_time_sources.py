@@ -95,7 +95,9 @@ class _IntervalFlowable(Flowable[int]):
             worker.schedule_periodic(s.tick, self._initial, self._period)
 
 
-def interval(period: float, initial_delay: float | None = None, scheduler: Scheduler | None = None) -> Flowable[int]:
+def interval(
+    period: float, initial_delay: float | None = None, scheduler: Scheduler | None = None
+) -> Flowable[int]:
     p = check_duration("interval", period, "period", positive=True)
     i = p if initial_delay is None else check_duration("interval", initial_delay, "initial_delay")
     return _IntervalFlowable(p, i, resolve_scheduler("interval", scheduler))

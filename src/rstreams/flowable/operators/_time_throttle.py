@@ -43,7 +43,16 @@ class _TimedBase:
     """Common plumbing: upstream requested unbounded, downstream demand in an AtomicInt."""
 
     _rs_no_wrap = True
-    __slots__ = ("_out", "_downstream_ref", "_upstream", "_worker", "_requested", "_done", "_op", "__weakref__")
+    __slots__ = (
+        "_out",
+        "_downstream_ref",
+        "_upstream",
+        "_worker",
+        "_requested",
+        "_done",
+        "_op",
+        "__weakref__",
+    )
 
     def __init__(self, downstream: Subscriber[Any], worker: Worker, op: str) -> None:
         self._out = SerializedOut(downstream)
@@ -189,7 +198,9 @@ def debounce(source: Flowable[T], duration: float, scheduler: Scheduler | None =
 class _SampleSubscriber(_TimedBase):
     __slots__ = ("_latest", "_emit_last", "_period")
 
-    def __init__(self, downstream: Subscriber[Any], worker: Worker, period: float, emit_last: bool, op: str) -> None:
+    def __init__(
+        self, downstream: Subscriber[Any], worker: Worker, period: float, emit_last: bool, op: str
+    ) -> None:
         super().__init__(downstream, worker, op)
         self._latest: deque[Any] = deque(maxlen=1)  # atomic "latest" cell: append replaces, pop takes
         self._emit_last = emit_last
@@ -227,7 +238,9 @@ class _SampleSubscriber(_TimedBase):
 class _SampleFlowable(Flowable[T]):
     __slots__ = ("_source", "_period", "_scheduler", "_emit_last", "_op")
 
-    def __init__(self, source: Flowable[T], period: float, scheduler: Scheduler, emit_last: bool, op: str) -> None:
+    def __init__(
+        self, source: Flowable[T], period: float, scheduler: Scheduler, emit_last: bool, op: str
+    ) -> None:
         self._source = source
         self._period = period
         self._scheduler = scheduler
@@ -240,7 +253,12 @@ class _SampleFlowable(Flowable[T]):
 
 
 def sample(
-    source: Flowable[T], period: float, scheduler: Scheduler | None = None, emit_last: bool = False, *, op: str = "sample"
+    source: Flowable[T],
+    period: float,
+    scheduler: Scheduler | None = None,
+    emit_last: bool = False,
+    *,
+    op: str = "sample",
 ) -> Flowable[T]:
     p = check_duration(op, period, "period", positive=True)
     return _SampleFlowable(source, p, resolve_scheduler(op, scheduler), bool(emit_last), op)
@@ -384,4 +402,6 @@ def throttle_latest(
     source: Flowable[T], duration: float, scheduler: Scheduler | None = None, emit_last: bool = False
 ) -> Flowable[T]:
     d = check_duration("throttle_latest", duration, positive=True)
-    return _ThrottleLatestFlowable(source, d, resolve_scheduler("throttle_latest", scheduler), bool(emit_last))
+    return _ThrottleLatestFlowable(
+        source, d, resolve_scheduler("throttle_latest", scheduler), bool(emit_last)
+    )

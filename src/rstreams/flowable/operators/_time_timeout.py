@@ -110,7 +110,9 @@ class _TimeoutSubscriber(SubscriptionArbiter):
         if fb is None:
             d = self._downstream
             self._downstream = NOOP
-            d.on_error(TimeoutError(f"{self._op}(): {what}; pass fallback= to switch to another source instead"))
+            d.on_error(
+                TimeoutError(f"{self._op}(): {what}; pass fallback= to switch to another source instead")
+            )
             return
         e = self._emitted
         if e:
@@ -174,7 +176,9 @@ class _FallbackSubscriber:
 class _TimedTimeoutSubscriber(_TimeoutSubscriber):
     __slots__ = ("_worker", "_duration", "_task")
 
-    def __init__(self, downstream: Subscriber[Any], fallback: Publisher[Any] | None, worker: Worker, duration: float) -> None:
+    def __init__(
+        self, downstream: Subscriber[Any], fallback: Publisher[Any] | None, worker: Worker, duration: float
+    ) -> None:
         super().__init__(downstream, fallback, "timeout")
         self._worker = worker
         self._duration = duration
@@ -199,14 +203,18 @@ class _TimedTimeoutSubscriber(_TimeoutSubscriber):
 class _TimedTimeoutFlowable(Flowable[T]):
     __slots__ = ("_source", "_duration", "_fallback", "_scheduler")
 
-    def __init__(self, source: Flowable[T], duration: float, fallback: Publisher[T] | None, scheduler: Scheduler) -> None:
+    def __init__(
+        self, source: Flowable[T], duration: float, fallback: Publisher[T] | None, scheduler: Scheduler
+    ) -> None:
         self._source = source
         self._duration = duration
         self._fallback = fallback
         self._scheduler = scheduler
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        s = _TimedTimeoutSubscriber(subscriber, self._fallback, self._scheduler.create_worker(), self._duration)
+        s = _TimedTimeoutSubscriber(
+            subscriber, self._fallback, self._scheduler.create_worker(), self._duration
+        )
         subscriber.on_subscribe(s)
         s._arm(0, None)
         self._source.subscribe(s)
@@ -218,7 +226,10 @@ def _check_fallback(op: str, fallback: object) -> None:
 
 
 def timeout(
-    source: Flowable[T], duration: float, fallback: Publisher[T] | None = None, scheduler: Scheduler | None = None
+    source: Flowable[T],
+    duration: float,
+    fallback: Publisher[T] | None = None,
+    scheduler: Scheduler | None = None,
 ) -> Flowable[T]:
     d = check_duration("timeout", duration)
     _check_fallback("timeout", fallback)
@@ -358,8 +369,12 @@ def timeout_selector(
     fallback: Publisher[T] | None = None,
 ) -> Flowable[T]:
     if first_timeout is not None and not hasattr(first_timeout, "subscribe"):
-        raise TypeError(f"timeout_selector(): first_timeout must be a Publisher or None, got {type(first_timeout).__name__}")
+        raise TypeError(
+            f"timeout_selector(): first_timeout must be a Publisher or None, got {type(first_timeout).__name__}"
+        )
     if not callable(item_timeout):
-        raise TypeError(f"timeout_selector(): item_timeout must be callable, got {type(item_timeout).__name__}")
+        raise TypeError(
+            f"timeout_selector(): item_timeout must be callable, got {type(item_timeout).__name__}"
+        )
     _check_fallback("timeout_selector", fallback)
     return _SelectorTimeoutFlowable(source, first_timeout, item_timeout, fallback)

@@ -60,8 +60,19 @@ class UnicastWindow(Flowable[T]):
     """A window: a Flowable subscribed at most once, buffering until its subscriber requests."""
 
     __slots__ = (
-        "_q", "_requested", "_wip", "_downstream", "_once", "_state", "_cancelled", "_done",
-        "_error", "_terminated", "_on_cancel", "_released", "_request_error",
+        "_q",
+        "_requested",
+        "_wip",
+        "_downstream",
+        "_once",
+        "_state",
+        "_cancelled",
+        "_done",
+        "_error",
+        "_terminated",
+        "_on_cancel",
+        "_released",
+        "_request_error",
     )
 
     def __init__(self, on_cancel: Callable[[], Any]) -> None:
@@ -89,7 +100,9 @@ class UnicastWindow(Flowable[T]):
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
         if not self._once.try_set():
-            error_empty(cast(Any, subscriber), ProtocolViolationError("2.12", "a window can be subscribed only once"))
+            error_empty(
+                cast(Any, subscriber), ProtocolViolationError("2.12", "a window can be subscribed only once")
+            )
             return
         self._state.compare_and_set(_FRESH, _SUBSCRIBED)
         self._downstream = subscriber
@@ -234,8 +247,22 @@ class _LiveCount:
 class _WindowSubscriber:
     _rs_no_wrap = True
     __slots__ = (
-        "_downstream", "_upstream", "_count", "_skip", "_open", "_index", "_out", "_requested",
-        "_wip", "_first", "_main_cancelled", "_live", "_done", "_error", "_terminated", "__weakref__",
+        "_downstream",
+        "_upstream",
+        "_count",
+        "_skip",
+        "_open",
+        "_index",
+        "_out",
+        "_requested",
+        "_wip",
+        "_first",
+        "_main_cancelled",
+        "_live",
+        "_done",
+        "_error",
+        "_terminated",
+        "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[Any], count: int, skip: int) -> None:
@@ -393,11 +420,26 @@ def window(source: Flowable[T], count: int, skip: int | None = None) -> Flowable
 class _WindowTimedSubscriber:
     _rs_no_wrap = True
     __slots__ = (
-        "_out", "_downstream_ref", "_upstream", "_worker", "_duration", "_count", "_requested",
-        "_window", "_size", "_gen", "_timer", "_main_cancelled", "_live", "_done", "__weakref__",
+        "_out",
+        "_downstream_ref",
+        "_upstream",
+        "_worker",
+        "_duration",
+        "_count",
+        "_requested",
+        "_window",
+        "_size",
+        "_gen",
+        "_timer",
+        "_main_cancelled",
+        "_live",
+        "_done",
+        "__weakref__",
     )
 
-    def __init__(self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None) -> None:
+    def __init__(
+        self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
+    ) -> None:
         self._out = SerializedOut(downstream)  # race: timer close vs on_next (see module docstring)
         self._downstream_ref: Subscriber[Any] = downstream
         self._upstream: Subscription = CANCELLED
@@ -435,7 +477,9 @@ class _WindowTimedSubscriber:
         t = self._timer
         if t is not None:
             t.dispose()
-        self._timer = self._worker.schedule_periodic(lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration)
+        self._timer = self._worker.schedule_periodic(
+            lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration
+        )
 
     def _open_window(self) -> None:
         # inside a serialized section
@@ -534,7 +578,9 @@ class _WindowTimedSubscriber:
 class _WindowTimedFlowable(Flowable[Any]):
     __slots__ = ("_source", "_duration", "_count", "_scheduler")
 
-    def __init__(self, source: Flowable[Any], duration: float, count: int | None, scheduler: Scheduler) -> None:
+    def __init__(
+        self, source: Flowable[Any], duration: float, count: int | None, scheduler: Scheduler
+    ) -> None:
         self._source = source
         self._duration = duration
         self._count = count
