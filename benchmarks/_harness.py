@@ -71,6 +71,8 @@ ERROR = "ERROR"
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD_MARK = "@@BENCH-RESULT "
+SLOW_RUN_S = 6.0  # a warm-up run longer than this ...
+TARGET_RUN_S = 2.0  # ... makes the timed runs use fewer items, about this long
 
 
 class Unavailable(Exception):
@@ -205,6 +207,9 @@ class Benchmark:
     expect: Callable[[Context], Any] | None = None
     in_quick: bool = True
     notes: str = ""
+    child_warmup: int = 2_000
+    scalable: bool = True
+    timeout_s: float | None = None
     variants: list[Variant] = field(default_factory=list)
 
     def variant(
@@ -250,11 +255,28 @@ def benchmark(
     expect: Callable[[Context], Any] | None = None,
     in_quick: bool = True,
     notes: str = "",
+    child_warmup: int = 2_000,
+    scalable: bool = True,
+    timeout_s: float | None = None,
 ) -> Benchmark:
     """Create and register a benchmark (one module may register several)."""
     if name in REGISTRY:
         raise ValueError(f"duplicate benchmark {name!r}")
-    b = Benchmark(name, title, n, quick_n, order, setup, teardown, expect, in_quick, notes)
+    b = Benchmark(
+        name,
+        title,
+        n,
+        quick_n,
+        order,
+        setup,
+        teardown,
+        expect,
+        in_quick,
+        notes,
+        child_warmup,
+        scalable,
+        timeout_s,
+    )
     REGISTRY[name] = b
     return b
 
@@ -283,6 +305,7 @@ class Result:
     times: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
     ratio: float | None = None
+    note: str = ""
     target_notes: list[str] = field(default_factory=list)
     targets_met: list[bool | None] = field(default_factory=list)
 
@@ -311,11 +334,13 @@ class Result:
             "variant": self.variant,
             "status": self.status,
             "reason": self.reason,
+            "note": self.note,
             "baseline": self.baseline,
             "ref": self.ref,
             "items": self.items,
             "times_s": self.times,
             "median_s": self.median_s,
+            "min_s": min(self.times) if self.status == OK and self.times else None,
             "items_per_s": self.items_per_s,
             "ratio": self.ratio,
             "spread": self.spread,
@@ -501,7 +526,10 @@ def child_main(bench: str, variant: str, n: int, quick: bool) -> int:
         b = benches[bench]
         v = next(x for x in b.variants if x.name == variant)
         data = b.setup(n, quick) if b.setup else None
-        ctx = Context(n=n, quick=quick, data=data, timeout=_timeout(quick))
+        ctx = Context(n=n, quick=quick, data=data, timeout=_timeout(b, quick))
+        if b.child_warmup:
+            # imports, scheduler threads and other one-time costs are not growth of the stream
+            v.fn(Context(n=min(n, b.child_warmup), quick=quick, data=data, timeout=ctx.timeout))
         start = _rss_start_kb()
         t0 = time.perf_counter()
         got = v.fn(ctx)
@@ -509,6 +537,8 @@ def child_main(bench: str, variant: str, n: int, quick: bool) -> int:
         peak = _rss_peak_kb()
         _check(v, b, ctx, got)
         out.update(time_s=dt, rss_growth_mb=max(0, peak - start) / 1024.0)
+        if b.teardown is not None and data is not None:
+            b.teardown(data)
     except BaseException as exc:  # noqa: BLE001 - reported to the parent
         out["status"], out["reason"] = classify(exc)
         if out["status"] == ERROR:
@@ -517,7 +547,9 @@ def child_main(bench: str, variant: str, n: int, quick: bool) -> int:
     return 0
 
 
-def _timeout(quick: bool) -> float:
+def _timeout(b: Benchmark, quick: bool) -> float:
+    if b.timeout_s is not None:
+        return b.timeout_s
     return 30.0 if quick else 120.0
 
 
@@ -537,7 +569,8 @@ def run_benchmark(
         return results
     try:
         ctxs = {
-            v.name: Context(n=v.items(n), quick=quick, data=data, timeout=_timeout(quick)) for v in b.variants
+            v.name: Context(n=v.items(n), quick=quick, data=data, timeout=_timeout(b, quick))
+            for v in b.variants
         }
         active = list(b.variants)
 
@@ -556,6 +589,13 @@ def run_benchmark(
                 r.times.append(dt)
                 if rss is not None:
                     r.rss_mb.append(rss)
+            elif dt > SLOW_RUN_S and b.scalable and not v.isolated:
+                # A variant far slower than planned (e.g. a missing fast path) would stretch the suite:
+                # time it on fewer items, about TARGET_RUN_S per run; items/s stays comparable.
+                items = max(1, int(ctxs[v.name].n * TARGET_RUN_S / dt))
+                ctxs[v.name] = Context(n=items, quick=quick, data=data, timeout=_timeout(b, quick))
+                r.items = items
+                r.note = f"slow: timed on {items:,} items"
 
         if warmup:
             for v in list(active):
@@ -594,15 +634,24 @@ def _fmt_target(r: Result) -> str:
 
 
 def format_table(b: Benchmark, results: dict[str, Result]) -> str:
+    """One row per variant: variant | items/s | ratio | target | spread [| peak RSS] | note.
+
+    A variant that did not run shows its status in the items/s column and ``n/a (<reason>)`` or
+    ``ERROR (<reason>)`` as its note (last, so long reasons do not break the alignment).
+    """
     show_rss = any(r.rss_mb for r in results.values())
     head = ["variant", "items/s", "ratio", "target", "spread"] + (["peak RSS"] if show_rss else [])
+    head.append("note")
     rows: list[list[str]] = []
     for v in b.variants:
         r = results[v.name]
         name = v.name + (" [baseline]" if v.baseline else "")
         if r.status != OK:
-            rate = f"{r.status} ({r.reason})"
-            rows.append([name, rate, "-", _fmt_target(r), "-"] + (["-"] if show_rss else []))
+            rows.append(
+                [name, r.status, "-", _fmt_target(r), "-"]
+                + (["-"] if show_rss else [])
+                + [f"{r.status} ({r.reason})"]
+            )
             continue
         q = "-" if r.ratio is None else f"{r.ratio:.2f}x"
         sp = "-" if r.spread is None or len(r.times) < 2 else f"{r.spread * 100:.0f}%"
@@ -610,9 +659,9 @@ def format_table(b: Benchmark, results: dict[str, Result]) -> str:
         if show_rss:
             g = r.rss_growth_mb
             row.append("-" if g is None else f"+{g:.1f} MB")
+        row.append(r.note)
         rows.append(row)
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
-    widths[1] = min(widths[1], 60)
     lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
     for row in rows:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
