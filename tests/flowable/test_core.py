@@ -142,11 +142,13 @@ def test_defer_calls_supplier_per_subscriber() -> None:
     Flowable.defer(lambda: (_ for _ in ()).throw(Boom())).test().assert_error(Boom).assert_no_violations()
 
 
-def test_from_callable_runs_on_first_request_only() -> None:
+def test_from_callable_runs_at_subscription_and_holds_the_value_until_requested() -> None:
     calls = []
     f = Flowable.from_callable(lambda: calls.append(1) or 42)
-    ts = f.test(0)
     assert calls == []
+    ts = f.test(0)
+    assert calls == [1]
+    ts.assert_no_values()
     ts.request(1)
     ts.assert_result(42).assert_no_violations()
     Flowable.from_callable(lambda: None).test().assert_error(TypeError).assert_no_violations()

@@ -292,13 +292,15 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
     @staticmethod
     def from_callable(fn: Callable[[], T]) -> Flowable[T]:
-        """Call ``fn`` when the subscriber first requests, emit its result, complete.
+        """Call ``fn`` for each subscriber, emit its result, complete (RxJava ``fromCallable``).
 
         Example::
 
             Flowable.from_callable(lambda: 42).test().assert_result(42)
 
-        Backpressure: ``fn`` runs on the first ``request``; a ``None`` result signals TypeError.
+        Backpressure: ``fn`` runs when the subscriber subscribes; its result is held until
+        requested. A raising ``fn`` signals its error; a ``None`` result signals TypeError.
+        Wrap it in ``defer``/``subscribe_on`` to move slow work off the subscribing thread.
         """
         from .sources._basic import from_callable
 

@@ -202,34 +202,6 @@ def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
 
 
 @final
-class _CallableSubscription(DeferredScalarSubscription[T]):
-    """Runs the callable on the first request (so a slow callable never runs without demand)."""
-
-    __slots__ = ("_fn",)
-
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[], T]) -> None:
-        super().__init__(downstream)
-        self._fn: Callable[[], T] | None = fn
-
-    def request(self, n: int) -> None:
-        fn = self._fn
-        if fn is not None and not (type(n) is not int or n <= 0):
-            self._fn = None
-            super().request(n)
-            try:
-                v = fn()
-            except Exception as e:
-                self.error(e)
-                return
-            if v is None:
-                self.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
-                return
-            self.complete(v)
-            return
-        super().request(n)
-
-
-@final
 class _FromCallableFlowable(Flowable[T]):
     __slots__ = ("_fn",)
 
@@ -237,7 +209,20 @@ class _FromCallableFlowable(Flowable[T]):
         self._fn = fn
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        subscriber.on_subscribe(_CallableSubscription(subscriber, self._fn))
+        # as RxJava's fromCallable: called at subscription, the value held until requested
+        scalar: DeferredScalarSubscription[T] = DeferredScalarSubscription(subscriber)
+        subscriber.on_subscribe(scalar)
+        if scalar.is_cancelled:
+            return
+        try:
+            v = self._fn()
+        except Exception as e:
+            scalar.error(e)
+            return
+        if v is None:
+            scalar.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
+            return
+        scalar.complete(v)
 
 
 def from_callable(fn: Callable[[], T]) -> Flowable[T]:
