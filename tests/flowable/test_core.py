@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
 
-from rstreams import Flowable, MAX_DEMAND, plugins
+from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
+from rstreams import MAX_DEMAND, Flowable, plugins
 from rstreams.errors import NoneElementError, OnErrorNotImplementedError, ProtocolViolationError
 from rstreams.testing import TestSubscriber
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import threading
 import time
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from operators.harness import Boom, check_scenarios
 
-from rstreams import Flowable, MAX_DEMAND, schedulers
+from operators.harness import Boom, check_scenarios
+from rstreams import MAX_DEMAND, Flowable, schedulers
 from rstreams.testing import TestScheduler, TestSubscriber
 
 

@@ -52,7 +52,7 @@ def test_concurrent_requests_deliver_everything_exactly_once(name: str) -> None:
         make(n).subscribe(ts)
         barrier = threading.Barrier(3)
 
-        def requester(r: random.Random) -> None:
+        def requester(r: random.Random, ts: TestSubscriber[int] = ts, barrier: threading.Barrier = barrier) -> None:
             barrier.wait()
             for _ in range(40):
                 ts.request(r.randint(1, 5))
@@ -82,12 +82,12 @@ def test_concurrent_cancel_stops_and_leaks_no_thread(name: str) -> None:
         make(10**6).subscribe(ts)
         barrier = threading.Barrier(3)
 
-        def requester() -> None:
+        def requester(ts: TestSubscriber[int] = ts, barrier: threading.Barrier = barrier, rng: random.Random = rng) -> None:
             barrier.wait()
             for _ in range(20):
                 ts.request(rng.randint(1, 50))
 
-        def canceller() -> None:
+        def canceller(ts: TestSubscriber[int] = ts, barrier: threading.Barrier = barrier, rng: random.Random = rng) -> None:
             barrier.wait()
             time.sleep(rng.random() * 0.002)
             ts.cancel()

@@ -20,8 +20,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Final, final
 
-from . import plugins
 from .._spec import Subscriber
+from . import plugins
 from .atomics import AtomicInt
 from .requests import MAX_DEMAND
 

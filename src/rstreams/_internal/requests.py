@@ -107,8 +107,8 @@ def produced(requested: AtomicInt, n: int) -> int:
         else:
             requested._value = new
             return new
-    from . import plugins
     from ..errors import ProtocolViolationError
+    from . import plugins
 
     plugins.on_error(ProtocolViolationError("1.1", f"produced {n} items but only {cur} were requested"))
     return 0

@@ -9,11 +9,11 @@ on_subscribe).
 
 from __future__ import annotations
 
-from typing import Final, final
+from typing import Any, Final, final
 
-from . import plugins
 from .._spec import Subscriber, Subscription
 from ..errors import ProtocolViolationError
+from . import plugins
 from .atomics import AtomicInt, AtomicRef
 from .requests import MAX_DEMAND, add_request
 
@@ -70,13 +70,13 @@ CANCELLED: Final = _CancelledSubscription()
 EMPTY: Final = _EmptySubscription()
 
 
-def complete_empty(subscriber: Subscriber[object]) -> None:
+def complete_empty(subscriber: Subscriber[Any]) -> None:
     """on_subscribe(EMPTY) then on_complete (rule 1.9: on_subscribe first)."""
     subscriber.on_subscribe(EMPTY)
     subscriber.on_complete()
 
 
-def error_empty(subscriber: Subscriber[object], error: BaseException) -> None:
+def error_empty(subscriber: Subscriber[Any], error: BaseException) -> None:
     """on_subscribe(EMPTY) then on_error(error) (rule 1.9)."""
     subscriber.on_subscribe(EMPTY)
     subscriber.on_error(error)

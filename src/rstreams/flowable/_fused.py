@@ -238,7 +238,7 @@ class IterSubscription(Generic[T]):
                     if nxt is _END:
                         self._complete(d)
                         return
-                    it = chain((nxt,), it)
+                    it = chain((nxt,), it)  # type: ignore[arg-type]
                     self._it = it
                 self._remaining = remaining
                 r = produced(requested, e)

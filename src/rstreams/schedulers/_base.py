@@ -170,7 +170,7 @@ class Scheduler(ABC):
         h = w.schedule_periodic(task, initial_delay, period)
         return _CompositeHandle(h, w)
 
-    def shutdown(self) -> None:
+    def shutdown(self) -> None:  # noqa: B027 - optional hook: most schedulers own no threads
         """Stop the scheduler's threads (shared schedulers restart lazily on next use)."""
 
 

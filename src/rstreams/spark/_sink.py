@@ -606,7 +606,7 @@ def to_spark(
         progress=prog,
         engine=engine,
     )
-    publisher.subscribe(sink)  # type: ignore[arg-type]
+    publisher.subscribe(sink)
     if not block:
         return sink.future
     return sink.result(timeout)

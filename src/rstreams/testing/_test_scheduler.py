@@ -35,7 +35,7 @@ class _TestWorker(Worker):
     def schedule(self, task: object, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
-        return self._scheduler._enqueue(task, max(0.0, delay), self)  # type: ignore[arg-type]
+        return self._scheduler._enqueue(task, max(0.0, delay), self)
 
     def now(self) -> float:
         return self._scheduler.now()

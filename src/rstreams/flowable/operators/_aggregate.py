@@ -283,7 +283,7 @@ class _Reduce(_Folder[T, Any]):
             acc = items[0]
             items = items[1:]
         if self.use_sum and type(acc) in (int, float):
-            return sum(items, acc)
+            return sum(items, acc)  # type: ignore[arg-type]
         fn = self.fn
 
         def checked(a: Any, b: T) -> Any:

@@ -7,8 +7,8 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import validate_request
 from ..._internal.drain import HalfSerializer
+from ..._internal.requests import validate_request
 from ..._internal.subscriptions import CANCELLED, DeferredSubscription
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import BasicSubscriber

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Final, TypeVar, final
+from typing import Final, Generic, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
@@ -34,7 +34,7 @@ _MAX: Final = MAX_DEMAND
 
 
 @final
-class _ObserveOnSubscriber:
+class _ObserveOnSubscriber(Generic[T]):
     _rs_no_wrap = True
     __slots__ = (
         "_downstream", "_worker", "_prefetch", "_limit", "_queue", "_upstream", "_requested",

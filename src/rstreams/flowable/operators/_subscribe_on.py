@@ -9,7 +9,7 @@ emitting on the worker thread; requests made on the worker thread go straight up
 from __future__ import annotations
 
 import threading
-from typing import Any, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
@@ -25,7 +25,7 @@ T = TypeVar("T")
 
 
 @final
-class _SubscribeOnSubscriber:
+class _SubscribeOnSubscriber(Generic[T]):
     _rs_no_wrap = True
     __slots__ = ("_downstream", "_worker", "_source", "_upstream", "_missed", "_thread", "_request_on", "_done", "__weakref__")
 

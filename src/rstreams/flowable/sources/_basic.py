@@ -160,7 +160,7 @@ def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
         raise TypeError("from_iterable(): got a Flowable; use it directly (or concat/merge it)")
     if not hasattr(iterable, "__iter__"):
         raise TypeError(f"from_iterable(): {type(iterable).__name__} is not iterable")
-    sizer = (lambda: len(iterable)) if isinstance(iterable, _SIZED_TYPES) else None  # type: ignore[arg-type]
+    sizer = (lambda: len(iterable)) if isinstance(iterable, _SIZED_TYPES) else None
     factory: Callable[[], Iterator[T]] = lambda: iter(iterable)  # noqa: E731
     return FusedFlowable(Fusion(factory, sizer, (), ("from_iterable",)))
 
