@@ -208,15 +208,20 @@ def test_cancel_main_keeps_groups_then_cancels_upstream_with_the_last_group() ->
 
 def test_cancelled_group_key_starts_a_new_group() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
-    seen: list[Any] = []
+    inner: list[TestSubscriber[int]] = []
 
     def on_group(g: Any) -> None:
-        seen.append(g)
-        g.take(1).subscribe(TestSubscriber())
+        t: TestSubscriber[int] = TestSubscriber()
+        inner.append(t)
+        g.take(1).subscribe(t)
 
-    Flowable.from_publisher(tp).group_by(lambda x: 0).subscribe(on_next=on_group)
+    main = Flowable.from_publisher(tp).group_by(lambda x: 0).do_on_next(on_group).test()
     tp.next(1, 2, 3)
-    assert len(seen) == 3  # take(1) cancels its group after one element each time
+    assert len(inner) == 3  # take(1) cancels its group after one element each time
+    assert [t.values for t in inner] == [[1], [2], [3]]
+    for t in inner:
+        t.assert_complete().assert_no_violations()
+    main.assert_value_count(3).assert_no_violations()
 
 
 def test_group_by_errors_reach_main_and_groups() -> None:

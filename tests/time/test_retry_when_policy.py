@@ -208,8 +208,8 @@ def test_retry_policy_counts_per_subscription() -> None:
     policy = Retry.max(1)
     n = [0]
     f = _failing(100, [1], n).retry_policy(policy)
-    f.test().assert_error(RetryExhaustedError)
-    f.test().assert_error(RetryExhaustedError)
+    f.test().assert_error(RetryExhaustedError).assert_no_violations()
+    f.test().assert_error(RetryExhaustedError).assert_no_violations()
     assert n[0] == 4  # two subscriptions, each one retry
 
 
@@ -223,7 +223,7 @@ def test_retry_policy_does_not_retry_base_exceptions() -> None:
         n[0] += 1
         return Flowable.error(Stop())
 
-    Flowable.defer(make).retry_policy(Retry.max(5)).test().assert_error(Stop)
+    Flowable.defer(make).retry_policy(Retry.max(5)).test().assert_error(Stop).assert_no_violations()
     assert n[0] == 1
 
 

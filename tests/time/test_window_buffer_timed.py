@@ -51,6 +51,7 @@ def test_rule_1_1_window_requests_upstream_per_window() -> None:
     assert tp.requested == 3 + 5  # count + skip * (n - 1)
     sub.request(1)
     assert tp.requested == 8 + 5
+    sub.assert_no_violations()
 
 
 def test_window_is_unicast() -> None:

@@ -86,6 +86,15 @@ class _Noop:
 
 NOOP: Final = _Noop()
 
+
+def _run_guarded(fn: Callable[[], Any]) -> None:
+    """Run ``fn``; an exception (a bug: rule 2.13) goes to the hook instead of leaving wip stuck."""
+    try:
+        fn()
+    except Exception as e:
+        plugins.on_error(e, "a serialized time-operator step raised")
+
+
 _NEXT: Final = 0
 _ERROR: Final = 1
 _COMPLETE: Final = 2
@@ -144,7 +153,7 @@ class SerializedOut:
             return
         wip = self._wip
         if wip.compare_and_set(0, 1):
-            fn()
+            _run_guarded(fn)
             if wip.decrement_and_get() == 0:
                 return
         else:
@@ -199,7 +208,7 @@ class SerializedOut:
                 kind, v = q.popleft()
                 if kind == _RUN:
                     if not self._done:
-                        v()
+                        _run_guarded(v)
                     continue
                 if self._done:
                     if kind == _ERROR:
