@@ -6,7 +6,8 @@ The loop (backpressure reaches the producer):
 2. build an Arrow table of the batch and write it through Spark (one Spark job per micro-batch);
 3. commit it durably (see below), and only then request more. While batch ``k`` is being
    written, batch ``k + 1`` may fill; nothing more is requested until ``k`` is committed, so at
-   most two batches are ever in memory.
+   most two batches are ever in memory (the very first request is 16 elements, to learn whether
+   an element is a row or a record batch).
 
 Exactly-once into a path (the pattern of Structured Streaming's file sink commit log): each
 micro-batch has an id. Spark writes it into ``<path>/_rstreams_staging/batch-<id>``; its part files
@@ -33,6 +34,7 @@ import re
 import shutil
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +94,7 @@ class SinkResult:
 
 
 _BATCH_RE = re.compile(r"^part-b(\d{8})-")
+_FIRST_REQUEST = 16
 
 
 class _CommitLog:
@@ -205,7 +208,9 @@ class SparkSink:
         self._outstanding = 0  # elements requested and not yet received
         self._unit_rows: int | None = None  # rows per element (None until the first element)
         self._writing = False
-        self._waiting: _Rows | None = None  # a full batch waiting for the writer
+        # full batches waiting for the writer: at most one once the element size is known (nothing
+        # more is requested while one waits); the small first request may fill a few more
+        self._waiting: deque[_Rows] = deque()
         self._done = False
         self._failed: BaseException | None = None
         self._upstream: Subscription | None = None
@@ -269,11 +274,12 @@ class SparkSink:
             if self._done or self._failed is not None or self._upstream is None:
                 return
             if self._unit_rows is None:
-                want = 1 - self._outstanding  # learn what an element is (a row or a batch)
+                # learn what an element is (a row or a record batch) from a small first request
+                want = min(self._batch_rows, _FIRST_REQUEST) - self._outstanding
             else:
                 rows_needed = self._batch_rows - self._pending.count
                 want = max(0, math.ceil(rows_needed / max(1, self._unit_rows))) - self._outstanding
-            if self._waiting is not None or want <= 0:
+            if self._waiting or want <= 0:
                 return
             self._outstanding += want
             up = self._upstream
@@ -286,7 +292,7 @@ class SparkSink:
                 return
             self._outstanding -= 1
             n = self._add(item)
-            if self._unit_rows is None:
+            if self._unit_rows is None or n > self._unit_rows:
                 self._unit_rows = max(1, n)
             if self._pending.count >= self._batch_rows:
                 flush = self._take_pending()
@@ -347,7 +353,7 @@ class SparkSink:
     def _hand_off(self, batch: _Rows) -> None:
         with self._lock:
             if self._writing:
-                self._waiting = batch  # at most one batch waits; nothing more is requested meanwhile
+                self._waiting.append(batch)  # nothing more is requested while a batch waits
                 return
             self._writing = True
         self._writer.submit(self._write_loop, batch)
@@ -360,8 +366,7 @@ class SparkSink:
                 self._fail(e)
                 return
             with self._lock:
-                nxt = self._waiting
-                self._waiting = None
+                nxt = self._waiting.popleft() if self._waiting else None
                 if nxt is None:
                     self._writing = False
             self._request_more()
