@@ -235,8 +235,8 @@ class Benchmark:
 
         return register
 
-    def header(self, quick: bool) -> str:
-        n = self.quick_n if quick else self.n
+    def header(self, quick: bool, n: int | None = None) -> str:
+        n = n if n is not None else (self.quick_n if quick else self.n)
         return f"== {self.name}: {self.title} [N={n:,}]"
 
 
@@ -554,9 +554,16 @@ def _timeout(b: Benchmark, quick: bool) -> float:
 
 
 def run_benchmark(
-    b: Benchmark, *, quick: bool, repeats: int, warmup: bool, echo: Callable[[str], None] = print
+    b: Benchmark,
+    *,
+    quick: bool,
+    repeats: int,
+    warmup: bool,
+    echo: Callable[[str], None] = print,
+    n: int | None = None,
 ) -> dict[str, Result]:
-    n = b.quick_n if quick else b.n
+    """Measure every variant of ``b`` (``n`` overrides the benchmark's N); see the module docstring."""
+    n = n if n is not None else (b.quick_n if quick else b.n)
     _EXPECTED.clear()
     results = {v.name: Result(v.name, v.items(n), v.baseline, v.ref) for v in b.variants}
     data: Any = None
@@ -598,7 +605,8 @@ def run_benchmark(
                 r.note = f"slow: timed on {items:,} items"
 
         if warmup:
-            for v in list(active):
+            # isolated variants start a fresh process every run (which warms itself up): no use here
+            for v in [x for x in active if not x.isolated]:
                 once(v, keep=False)
         for i in range(repeats):
             order = active[i % len(active) :] + active[: i % len(active)] if active else []
@@ -689,7 +697,11 @@ def machine() -> dict[str, Any]:
 
 
 def to_json(
-    runs: Sequence[tuple[Benchmark, dict[str, Result] | None]], *, quick: bool, repeats: int
+    runs: Sequence[tuple[Benchmark, dict[str, Result] | None]],
+    *,
+    quick: bool,
+    repeats: int,
+    n_override: int | None = None,
 ) -> dict[str, Any]:
     return {
         "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
@@ -701,7 +713,7 @@ def to_json(
             {
                 "name": b.name,
                 "title": b.title,
-                "n": b.quick_n if quick else b.n,
+                "n": n_override or (b.quick_n if quick else b.n),
                 "skipped": res is None,
                 "results": [res[v.name].to_json() for v in b.variants] if res else [],
             }
@@ -759,7 +771,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=None, help="timed repeats (default 5, quick 1)")
     p.add_argument("--list", action="store_true", help="list benchmarks and variants")
     p.add_argument("--child", nargs=2, metavar=("BENCH", "VARIANT"), help=argparse.SUPPRESS)
-    p.add_argument("--n", type=int, help=argparse.SUPPRESS)
+    p.add_argument("--n", type=int, help="override N of the selected benchmarks (exploration only)")
     return p
 
 
@@ -795,18 +807,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     for b in benches:
         if pattern is not None and not pattern.search(b.name):
             continue
-        print("\n" + b.header(quick), flush=True)
+        print("\n" + b.header(quick, args.n), flush=True)
         if quick and not b.in_quick and pattern is None:
             print(f"skipped in --quick (run it with --only {b.name})", flush=True)
             runs.append((b, None))
             continue
         t0 = time.perf_counter()
-        res = run_benchmark(b, quick=quick, repeats=repeats, warmup=not quick)
+        res = run_benchmark(b, quick=quick, repeats=repeats, warmup=not quick, n=args.n)
         print(format_table(b, res))
         print(f"({time.perf_counter() - t0:.1f} s)", flush=True)
         runs.append((b, res))
         failed |= any(r.status == ERROR for r in res.values())
-    doc = to_json(runs, quick=quick, repeats=repeats)
+    doc = to_json(runs, quick=quick, repeats=repeats, n_override=args.n)
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
         print(f"\nwrote {args.json}")

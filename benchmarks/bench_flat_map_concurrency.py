@@ -97,13 +97,11 @@ def _rx_threads(ctx: Context) -> int:
         def inner(i: int) -> object:
             return rx.from_callable(lambda: work(i)).pipe(ops.subscribe_on(sched))
 
-        return (
-            rx.from_iterable(range(ctx.n))
-            .pipe(  # type: ignore[no-any-return]
-                ops.map(inner), ops.merge(max_concurrent=CONCURRENCY), ops.reduce(add)
-            )
-            .run()
+        obs = rx.from_iterable(range(ctx.n)).pipe(
+            ops.map(inner), ops.merge(max_concurrent=CONCURRENCY), ops.reduce(add)
         )
+        total: int = obs.run()
+        return total
     finally:
         sched.executor.shutdown(wait=False)
 

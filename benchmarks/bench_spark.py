@@ -45,7 +45,7 @@ class SparkData:
     def table(self) -> Any:
         """The same rows as a pyarrow.Table (read on first use), for the sinks."""
         if self._table is None:
-            import pyarrow.parquet as pq
+            import pyarrow.parquet as pq  # type: ignore[import-untyped,unused-ignore]
 
             self._table = pq.read_table(self.path)
         return self._table
@@ -61,7 +61,7 @@ def p(x: int) -> bool:
 
 def _session() -> Any:
     try:
-        import pyarrow  # noqa: F401
+        import pyarrow  # type: ignore[import-untyped,unused-ignore]  # noqa: F401
         from pyspark.sql import SparkSession
     except ImportError:
         raise Unavailable("pyspark not installed") from None
@@ -155,7 +155,7 @@ B = benchmark(
 
 
 def _batches_rows_and_sum(batches: Any) -> tuple[int, int]:
-    import pyarrow.compute as pc
+    import pyarrow.compute as pc  # type: ignore[import-untyped,unused-ignore]
 
     rows = total = 0
     for b in batches:
@@ -237,7 +237,7 @@ def _to_spark(ctx: Context) -> int:
 
 
 def _map_filter_batches(it: Any) -> Any:
-    import pyarrow as pa
+    import pyarrow as pa  # type: ignore[import-untyped,unused-ignore]
 
     for b in it:
         ys = [y for y in map(f, b.column(0).to_pylist()) if p(y)]
