@@ -525,3 +525,38 @@ def test_foreign_lift_operator_is_wrapped_strictly() -> None:
             self.down.on_complete()
 
     Flowable.range(0, 3).lift(Passthrough).test().assert_result(0, 1, 2).assert_no_violations()
+
+
+@pytest.mark.parametrize("variant", ["ordered", "locked"])
+def test_rule_1_3_strict_wrapper_both_variants_never_overlap_terminal_and_next(variant: str) -> None:
+    """The lock-free path (GIL builds) and the locked path (free-threaded builds) of the strict
+    wrapper: a terminal signal from another thread never overlaps an on_next, and is never lost."""
+    from rstreams._internal.subscribers import StrictSubscriber
+    from rstreams._internal.subscriptions import EMPTY
+
+    class Locked(StrictSubscriber[int]):
+        __slots__ = ()
+        on_next = StrictSubscriber._on_next_locked
+
+    cls = StrictSubscriber if variant == "ordered" else Locked
+    for seed in range(30):
+        ts: TestSubscriber[int] = TestSubscriber()
+        w = cls(ts)  # type: ignore[arg-type]
+        w.on_subscribe(EMPTY)
+        barrier = threading.Barrier(2)
+
+        def emit(w: Any = w, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            for i in range(2000):
+                w.on_next(i)
+
+        t = threading.Thread(target=emit)
+        t.start()
+        barrier.wait()
+        if seed % 2:
+            w.on_complete()
+        else:
+            w.on_error(Boom())
+        t.join(5)
+        assert len(ts.errors) + ts.completions == 1, f"seed {seed}: terminal lost or doubled"
+        ts.assert_no_violations()

@@ -13,14 +13,14 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from .._spec import MAX_DEMAND, Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError, OnErrorNotImplementedError, ProtocolViolationError
 from . import plugins
-from .atomics import AtomicFlag, AtomicInt, AtomicRef
-from .drain import ErrorCollector
+from .atomics import SEQUENTIAL_ATTRIBUTES, AtomicFlag, AtomicInt, AtomicRef
 from .requests import validate_request
 from .subscriptions import CANCELLED, cancel, deferred_request, deferred_set_once, set_once
 
@@ -46,18 +46,31 @@ class Disposable(Protocol):
 
 
 class StrictSubscriber(Generic[T]):
-    """Wraps a foreign Subscriber so that it receives strictly rule-abiding signals."""
+    """Wraps a foreign Subscriber so that it receives strictly rule-abiding signals.
+
+    Serialization (rule 1.3): ``on_next`` comes serially from the (library-internal) upstream,
+    but a terminal signal may come from another thread (this wrapper's own rule 3.9 error, raised
+    on the requesting thread). One lock guards two flags: ``_emitting`` (an ``on_next`` is running)
+    and ``_terminal`` (a terminal signal is pending). A terminal that finds an ``on_next`` running
+    is left for that ``on_next`` to deliver when it returns; otherwise it is delivered at once.
+    The lock is taken twice per element, briefly, never around the foreign subscriber's code.
+    """
 
     _rs_no_wrap = True
-    __slots__ = ("_actual", "_upstream", "_missed", "_wip", "_errors", "_done", "_once", "__weakref__")
+    __slots__ = (
+        "_actual", "_upstream", "_missed", "_lock", "_emitting", "_terminal", "_error", "_done",
+        "_once", "__weakref__",
+    )
 
     def __init__(self, actual: Subscriber[T]) -> None:
         self._actual: Subscriber[T] | None = actual
         self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
         self._missed = AtomicInt(0)
-        self._wip = AtomicInt(0)  # half-serializer (race: on_next vs a terminal from another thread)
-        self._errors = ErrorCollector()
-        self._done = False
+        self._lock = threading.Lock()  # race: on_next on the upstream thread vs a terminal from another
+        self._emitting = False
+        self._terminal = False
+        self._error: BaseException | None = None
+        self._done = False  # set once the terminal signal was handed to the subscriber (or it failed)
         self._once = AtomicFlag()
 
     # -- Subscriber side (from the library) -----------------------------------------------------
@@ -79,43 +92,91 @@ class StrictSubscriber(Generic[T]):
         except BaseException as e:  # rule 2.13: the subscriber raised
             self._subscriber_raised(e, "on_subscribe")
 
-    def on_next(self, item: T) -> None:
+    def _on_next_locked(self, item: T) -> None:
         if self._done:
             return
-        wip = self._wip
-        if wip.get() == 0 and wip.compare_and_set(0, 1):
-            actual = self._actual
-            if actual is not None:
-                try:
-                    actual.on_next(item)
-                except BaseException as e:  # rule 2.13
-                    self._subscriber_raised(e, "on_next")
-            if wip.decrement_and_get() != 0:
-                self._deliver_terminal()
+        lock = self._lock
+        lock.acquire()
+        if self._terminal:
+            lock.release()
+            return  # a pending terminal signal is delivered by whoever set it
+        self._emitting = True
+        lock.release()
+        self._call_next(item)
+        lock.acquire()
+        self._emitting = False
+        pending = self._terminal
+        lock.release()
+        if pending:
+            self._deliver_terminal()
+
+    def _on_next_ordered(self, item: T) -> None:
+        # The same protocol without the lock, for interpreters where attribute accesses are
+        # sequentially consistent (SEQUENTIAL_ATTRIBUTES): "announce, then look" on both sides
+        # (Dekker). The emitter writes _emitting then reads _terminal; a terminating thread writes
+        # _terminal then reads _emitting: at least one of them sees the other, so the terminal is
+        # never lost and never delivered while on_next runs. Delivery itself is once-guarded.
+        if self._done:
+            return
+        self._emitting = True
+        if self._terminal:
+            self._emitting = False
+            self._deliver_terminal()
+            return
+        actual = self._actual
+        if actual is not None:
+            try:
+                actual.on_next(item)
+            except BaseException as e:  # rule 2.13
+                self._subscriber_raised(e, "on_next")
+        self._emitting = False
+        if self._terminal:
+            self._deliver_terminal()
+
+    on_next = _on_next_ordered if SEQUENTIAL_ATTRIBUTES else _on_next_locked
+
+    def _call_next(self, item: T) -> None:
+        actual = self._actual
+        if actual is not None:
+            try:
+                actual.on_next(item)
+            except BaseException as e:  # rule 2.13
+                self._subscriber_raised(e, "on_next")
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise NoneElementError(null_element_message("on_error"))
-        if self._done or not self._errors.add(error):
-            plugins.on_error(error, "on_error after the stream ended (rule 1.7)")
-            return
-        if self._wip.get_and_increment() == 0:
-            self._deliver_terminal()
+        self._terminate(error)
 
     def on_complete(self) -> None:
-        if self._done:
+        self._terminate(None)
+
+    def _terminate(self, error: BaseException | None) -> None:
+        with self._lock:
+            if self._terminal or self._done:
+                late = True
+            else:
+                late = False
+                self._error = error
+                self._terminal = True
+                emitting = self._emitting
+        if late:
+            if error is not None:
+                plugins.on_error(error, "on_error after the stream ended (rule 1.7)")
             return
-        if self._wip.get_and_increment() == 0:
+        if not emitting:
             self._deliver_terminal()
 
     def _deliver_terminal(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        actual = self._actual
-        self._actual = None  # rule 3.13: drop the reference once terminated
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            actual = self._actual
+            self._actual = None  # rule 3.13: drop the reference once terminated
+            e = self._error
+            self._error = None
         self._upstream.set(CANCELLED)  # rules 1.6 / 2.4: the subscription is now cancelled
-        e = self._errors.terminate()
         if actual is None:
             return
         try:
@@ -140,11 +201,12 @@ class StrictSubscriber(Generic[T]):
     def request(self, n: int) -> None:
         if self._done:
             return  # rule 3.6 / 1.6
-        err = validate_request(n)
-        if err is not None:
-            self._cancel_upstream()  # rule 3.9: the stream ends with the ValueError
-            self.on_error(err)
-            return
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._cancel_upstream()  # rule 3.9: the stream ends with the ValueError
+                self._terminate(err)
+                return
         deferred_request(self._upstream, self._missed, n if n < MAX_DEMAND else MAX_DEMAND)
 
     def cancel(self) -> None:
