@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from rstreams import Flowable, plugins, schedulers
+from rstreams.errors import MissingBackpressureError
 from rstreams.schedulers import DISPOSED, Scheduler, TaskHandle, Worker
 from rstreams.testing import TestPublisher, TestSubscriber
 
@@ -338,3 +339,85 @@ def test_interval_on_computation_delivers_in_order() -> None:
     sub = Flowable.interval(0.001).take(20).test()
     sub.await_done(5)
     sub.assert_result(*range(20)).assert_no_violations()
+
+
+def test_group_by_groups_consumed_on_other_threads() -> None:
+    # slow asynchronous group consumers: with slow_group="wait" it is plain backpressure
+    for seed in range(max(3, ROUNDS // 10)):
+        rng = random.Random(seed)
+        n = 3000
+        keys = rng.randint(1, 8)
+        sub = (
+            Flowable.range(0, n)
+            .group_by(lambda x, k=keys: x % k, buffer_size=rng.choice([4, 16, 128]), slow_group="wait")
+            .flat_map(
+                lambda g, p=rng.choice([1, 8, 64]): g.observe_on(
+                    schedulers.computation(), prefetch=p
+                ).to_list(),
+                max_concurrency=keys,
+            )
+            .test()
+        )
+        sub.await_done(20)
+        sub.assert_complete().assert_no_violations()
+        got = sorted(x for xs in sub.values for x in xs)
+        assert got == list(range(n)), f"seed {seed}"
+        for xs in sub.values:
+            assert xs == sorted(xs), f"seed {seed}: a group's order broke"
+
+
+def test_windows_consumed_on_other_threads() -> None:
+    for seed in range(max(3, ROUNDS // 10)):
+        rng = random.Random(seed)
+        n = 2000
+        count = rng.randint(1, 50)
+        sub = (
+            Flowable.range(0, n)
+            .window(count)
+            .concat_map(
+                lambda w, p=rng.choice([1, 16]): w.observe_on(schedulers.computation(), prefetch=p).to_list()
+            )
+            .test()
+        )
+        sub.await_done(20)
+        sub.assert_complete().assert_no_violations()
+        assert [x for xs in sub.values for x in xs] == list(range(n)), f"seed {seed}"
+
+
+def test_group_by_slow_async_groups_error_or_complete_cleanly() -> None:
+    # the default slow_group="error": either everything arrives or a clear MissingBackpressureError
+    for seed in range(max(3, ROUNDS // 10)):
+        n = 3000
+        sub = (
+            Flowable.range(0, n)
+            .group_by(lambda x: x % 3, buffer_size=16)
+            .flat_map(
+                lambda g: g.observe_on(schedulers.computation(), prefetch=1).to_list(), max_concurrency=3
+            )
+            .test()
+        )
+        sub.await_done(20)
+        sub.assert_no_violations()
+        if sub.errors:
+            # the main and the groups all fail with it; flat_map may group concurrent copies
+            e = sub.errors[0]
+            leaves = e.exceptions if isinstance(e, BaseExceptionGroup) else (e,)
+            assert all(isinstance(x, MissingBackpressureError) and "group_by" in str(x) for x in leaves), e
+        else:
+            assert sorted(x for xs in sub.values for x in xs) == list(range(n)), f"seed {seed}"
+
+
+def test_group_by_with_buffer_inside_the_group_never_fails() -> None:
+    n = 3000
+    sub = (
+        Flowable.range(0, n)
+        .group_by(lambda x: x % 3, buffer_size=16)
+        .flat_map(
+            lambda g: g.on_backpressure_buffer().observe_on(schedulers.computation(), prefetch=1).to_list(),
+            max_concurrency=3,
+        )
+        .test()
+    )
+    sub.await_done(20)
+    sub.assert_complete().assert_no_violations()
+    assert sorted(x for xs in sub.values for x in xs) == list(range(n))

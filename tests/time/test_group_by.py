@@ -320,3 +320,37 @@ def test_property_group_by_flat_map_reduce_equals_dict_grouping(
     sub = src.group_by(lambda x: x % nkeys).flat_map(lambda g: g.to_list().map(lambda xs: (g.key, xs))).test()
     sub.assert_complete().assert_no_violations()
     assert dict(sub.values) == _model(data, lambda x: x % nkeys)
+
+
+def test_slow_group_wait_mode_is_plain_backpressure() -> None:
+    slow: TestSubscriber[int] = TestSubscriber(0)
+    fast: list[TestSubscriber[int]] = []
+
+    class Main(TestSubscriber[Any]):
+        def on_next(self, g: Any) -> None:
+            super().on_next(g)
+            if g.key == 0:
+                g.subscribe(slow)
+            else:
+                t: TestSubscriber[int] = TestSubscriber()
+                fast.append(t)
+                g.subscribe(t)
+
+    main = Main()
+    tp: TestPublisher[int] = TestPublisher.create()
+    Flowable.from_publisher(tp).group_by(
+        lambda x: 0 if x < 1000 else 1, buffer_size=8, slow_group="wait"
+    ).subscribe(main)
+    tp.next(1000)
+    for i in range(8):
+        tp.next(i)
+    assert tp.requested == 0  # the window is parked in the slow group: the upstream waits
+    main.assert_no_errors()
+    slow.request(8)
+    tp.next(1001)
+    tp.complete()
+    slow.assert_result(*range(8)).assert_no_violations()
+    fast[0].assert_result(1000, 1001).assert_no_violations()
+    main.assert_complete().assert_no_violations()
+    with pytest.raises(ValueError):
+        Flowable.never().group_by(lambda x: x, slow_group="maybe")  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ is left behind.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 if TYPE_CHECKING:
     from .._spec import Publisher
@@ -338,6 +338,8 @@ class TimeOperatorsMixin(Generic[T]):
         key_fn: Callable[[T], Hashable],
         value_fn: Callable[[T], Any] | None = None,
         buffer_size: int = 128,
+        *,
+        slow_group: Literal["error", "wait"] = "error",
     ) -> Flowable[GroupedFlowable[Any, Any]]:
         """Split into groups by ``key_fn``: emits a ``GroupedFlowable`` (with a ``key`` attribute) per
         new key, holding ``value_fn(element)`` (default: the element) of that key.
@@ -356,11 +358,13 @@ class TimeOperatorsMixin(Generic[T]):
         unconsumed elements while other groups are open (they would starve), ends the stream with a
         ``MissingBackpressureError`` that names the key and the fix (more ``max_concurrency`` in
         ``flat_map``, ``on_backpressure_buffer()`` inside the group, a larger ``buffer_size``).
+        ``slow_group="wait"`` makes the slow-group case plain backpressure instead (RxJava 3): the
+        upstream waits for the slow group, and a subscribed group that never requests stalls all.
         Scheduler: none; groups emit on the upstream's thread or their subscriber's requesting thread.
         """
         from .operators._group_by import group_by
 
-        return group_by(_f(self), key_fn, value_fn, buffer_size)
+        return group_by(_f(self), key_fn, value_fn, buffer_size, slow_group)
 
     def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]:
         """Split into windows (Flowables) of ``count`` elements, a new one every ``skip`` elements

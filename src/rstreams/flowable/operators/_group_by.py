@@ -20,11 +20,16 @@ Documented behaviours (what keeps one group from hanging the others):
 * **No demand for a new group**: if a new key arrives and the main subscriber has not requested
   another group, the operator cancels the upstream and signals ``MissingBackpressureError`` (to the
   main subscriber and every open group) instead of hanging.
-* **Slow group**: if one group's queue reaches ``buffer_size`` parked elements (its subscriber does not
-  request while the whole window of ``buffer_size`` elements is parked in it) *and other groups are
-  open* (they would starve), the operator cancels the upstream and signals ``MissingBackpressureError``
-  naming group_by, the key, the buffer size and the fix. If it is the only open group, that is plain
-  backpressure (nobody else is starved): the operator waits.
+* **Slow group** (``slow_group="error"``, the default): if one group's queue reaches ``buffer_size``
+  parked elements (its subscriber does not request while the whole window of ``buffer_size``
+  elements is parked in it) *and other groups are open* (they would starve), the operator cancels the
+  upstream and signals ``MissingBackpressureError`` naming group_by, the key, the buffer size and the
+  fix. If it is the only open group, that is plain backpressure (nobody else is starved): the
+  operator waits. A group consumer that is merely slower than the source (``observe_on`` inside the
+  group, say) trips this too once it falls a whole buffer behind: give it
+  ``on_backpressure_buffer()`` inside the group, a larger ``buffer_size``, or choose
+  ``slow_group="wait"``: plain backpressure as RxJava 3 does (the upstream waits for the slow group;
+  the other groups wait too, and a group that is subscribed but never requests stalls everything).
 * Cancelling the main subscription stops the creation of new groups; the upstream is cancelled when
   the main subscription and every group are cancelled (or done).
 
@@ -267,6 +272,7 @@ class _GroupBySubscriber:
         "_key_fn",
         "_value_fn",
         "_buffer_size",
+        "_error_on_slow",
         "_limit",
         "_groups",
         "_requested",
@@ -285,8 +291,10 @@ class _GroupBySubscriber:
         key_fn: Callable[[Any], Any],
         value_fn: Callable[[Any], Any] | None,
         buffer_size: int,
+        error_on_slow: bool = True,
     ) -> None:
         self._downstream: Subscriber[Any] = downstream
+        self._error_on_slow = error_on_slow
         self._upstream: Subscription = CANCELLED
         self._key_fn = key_fn
         self._value_fn = value_fn
@@ -398,7 +406,7 @@ class _GroupBySubscriber:
         if f:
             self._fast = 0
             self._upstream.request(f)  # a group is slow: never let batching hold the window back
-        if len(g.q) >= self._buffer_size and self._open > 1 and not g.cancelled:
+        if len(g.q) >= self._buffer_size and self._open > 1 and self._error_on_slow and not g.cancelled:
             self._fail(
                 MissingBackpressureError(
                     f"group_by(): the group for key {g.key!r} has {len(g.q)} elements buffered "
@@ -554,7 +562,7 @@ class _PullSubscription:
 
 @final
 class _GroupByFlowable(Flowable[Any]):
-    __slots__ = ("_source", "_key_fn", "_value_fn", "_buffer_size")
+    __slots__ = ("_source", "_key_fn", "_value_fn", "_buffer_size", "_error_on_slow")
 
     def __init__(
         self,
@@ -562,14 +570,18 @@ class _GroupByFlowable(Flowable[Any]):
         key_fn: Callable[[Any], Any],
         value_fn: Callable[[Any], Any] | None,
         buffer_size: int,
+        error_on_slow: bool,
     ) -> None:
         self._source = source
         self._key_fn = key_fn
         self._value_fn = value_fn
         self._buffer_size = buffer_size
+        self._error_on_slow = error_on_slow
 
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
-        parent = _GroupBySubscriber(subscriber, self._key_fn, self._value_fn, self._buffer_size)
+        parent = _GroupBySubscriber(
+            subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow
+        )
         fz = self._source._fused()
         if fz is None:
             self._source.subscribe(parent)
@@ -588,6 +600,7 @@ def group_by(
     key_fn: Callable[[T], Hashable],
     value_fn: Callable[[T], Any] | None = None,
     buffer_size: int = 128,
+    slow_group: str = "error",
 ) -> Flowable[GroupedFlowable[Any, Any]]:
     if not callable(key_fn):
         raise TypeError(f"group_by(): key_fn must be callable, got {type(key_fn).__name__}")
@@ -597,4 +610,6 @@ def group_by(
         raise TypeError(f"group_by(): buffer_size must be an int, got {type(buffer_size).__name__}")
     if buffer_size <= 0:
         raise ValueError(f"group_by(): buffer_size must be > 0, got {buffer_size}")
-    return _GroupByFlowable(source, key_fn, value_fn, buffer_size)
+    if slow_group not in ("error", "wait"):
+        raise ValueError(f"group_by(): slow_group must be 'error' or 'wait', got {slow_group!r}")
+    return _GroupByFlowable(source, key_fn, value_fn, buffer_size, slow_group == "error")
