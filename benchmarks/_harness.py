@@ -572,6 +572,8 @@ def run_benchmark(
     except Exception as exc:
         for r in results.values():
             r.fail(exc)
+        if classify(exc)[0] == ERROR:
+            echo(f"   set-up of {b.name}: ERROR\n" + "".join(traceback.format_exception(exc)).rstrip())
         evaluate(b.variants, results)
         return results
     try:
