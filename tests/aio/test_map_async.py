@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import random
 import threading
 import traceback
@@ -371,3 +372,30 @@ def test_do_on_next_async_passes_elements_in_order() -> None:
     ts.await_done(2).assert_result(*range(10)).assert_no_violations()
     assert seen == list(range(10))
     Flowable.range(0, 3).do_on_next_async(boom).test().await_done(2).assert_error(Boom).assert_no_violations()
+
+
+_request_id: contextvars.ContextVar[str] = contextvars.ContextVar("_request_id", default="none")
+
+
+def test_contextvars_captured_at_subscribe_reach_the_coroutines() -> None:
+    async def fn(x: int) -> str:
+        await asyncio.sleep(0)
+        return f"{_request_id.get()}-{x}"
+
+    async def gen() -> AsyncIterator[str]:
+        yield _request_id.get()
+
+    class It:
+        def __aiter__(self) -> AsyncIterator[str]:
+            return gen()
+
+    def subscribe_in_context() -> tuple[TestSubscriber[str], TestSubscriber[str]]:
+        _request_id.set("req-42")
+        return (
+            Flowable.range(0, 3).map_async(fn).test(),  # runs on the background loop thread
+            Flowable.from_async_iterable(It()).test(),
+        )
+
+    a, b = contextvars.copy_context().run(subscribe_in_context)
+    a.await_done(2).assert_result("req-42-0", "req-42-1", "req-42-2").assert_no_violations()
+    b.await_done(2).assert_result("req-42").assert_no_violations()

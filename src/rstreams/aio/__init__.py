@@ -12,11 +12,14 @@ Producing::
     Flowable.from_coroutine(fetch)                    # awaits fetch() when requested
     flowable.map_async(fetch, max_concurrency=16, ordered=True)
     flowable.flat_map_async(pages, max_concurrency=16)
+    flowable.do_on_next_async(log)                    # await a side effect per element, in order
 
 Scheduling: :class:`AsyncioScheduler` runs a Worker's tasks on an event loop, entered safely from
 any thread (``flowable.observe_on(AsyncioScheduler(loop))``). Coroutines of the sources and async
 operators run on the subscribing thread's running loop, or, when there is none, on one shared
 daemon thread ``rstreams-aio-loop`` (:func:`background_loop`), started lazily.
+
+Context: ``contextvars`` captured at subscribe time are visible inside the coroutines.
 
 Cancellation: leaving an ``async for``, cancelling the consuming task or an ``asyncio.timeout`` is
 a Reactive Streams ``cancel``; errors raised in coroutines reach ``on_error`` with their traceback.
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 from ._iterator import AsyncIteratorSubscriber, FlowableAsyncIterator, await_last, to_async_iterator
 from ._loop import LoopClosedError, background_loop, stop_background_loop
-from ._map_async import flat_map_async, map_async
+from ._map_async import do_on_next_async, flat_map_async, map_async
 from ._scheduler import AsyncioScheduler, AsyncioWorker
 from ._sources import from_async_iterable, from_coroutine
 
@@ -37,6 +40,7 @@ __all__ = [
     "FlowableAsyncIterator",
     "LoopClosedError",
     "await_last",
+    "do_on_next_async",
     "background_loop",
     "flat_map_async",
     "from_async_iterable",

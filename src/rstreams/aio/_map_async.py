@@ -31,6 +31,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from asyncio import AbstractEventLoop, Task
 from asyncio.events import _get_running_loop
 from collections import deque
@@ -79,6 +80,7 @@ class _MapAsyncSubscriber(Generic[T, R]):
         "_done",
         "_cancelled",
         "_consumed",
+        "_context",
         "__weakref__",
     )
 
@@ -112,6 +114,7 @@ class _MapAsyncSubscriber(Generic[T, R]):
         self._done = False
         self._cancelled = False
         self._consumed = 0  # loop thread only (inside the drain)
+        self._context = contextvars.copy_context()  # captured at subscribe time (DESIGN.md 3)
 
     # -- upstream -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -281,7 +284,7 @@ class _MapAsyncSubscriber(Generic[T, R]):
             start = min(len(inbox), k) - n
             for _ in range(start):
                 self._nworkers = n = n + 1
-                t = loop.create_task(self._work())
+                t = loop.create_task(self._work(), context=self._context.copy())
                 self._workers.add(t)
                 t.add_done_callback(self._on_worker_done)
             if self._done and n == 0 and not inbox and not out and self._error is None:

@@ -25,6 +25,7 @@ turned into ``on_error`` on the loop, after which the pump emits nothing more.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from asyncio import AbstractEventLoop
 from asyncio.events import _get_running_loop
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
@@ -60,6 +61,7 @@ class AsyncIterableSubscription(Generic[T]):
         "_it",
         "_name",
         "_single",
+        "_context",
         "__weakref__",
     )
 
@@ -77,6 +79,7 @@ class AsyncIterableSubscription(Generic[T]):
         self._it: AsyncIterator[T] | None = None  # loop thread only
         self._name = name
         self._single = isinstance(aiterable, _CoroutineIterable)  # complete right after its value
+        self._context = contextvars.copy_context()  # captured at subscribe time (DESIGN.md 3)
 
     # -- any thread ---------------------------------------------------------------------------
     def request(self, n: int) -> None:
@@ -142,7 +145,7 @@ class AsyncIterableSubscription(Generic[T]):
         t = self._task
         if t is not None and not t.done():
             return  # a pump is running: it sees the new demand itself
-        self._task = self._loop.create_task(self._pump())
+        self._task = self._loop.create_task(self._pump(), context=self._context)  # pumps never overlap
 
     def _signal_error(self, error: BaseException) -> None:
         if self._done:
