@@ -117,7 +117,7 @@ class IterSubscription(Generic[T]):
     read once per batch; the unbounded fast path does no accounting at all.
     """
 
-    __slots__ = ("_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion", "_bad", "_bad_once")
+    __slots__ = ("_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion", "_bad", "_bad_once", "_head")
 
     def __init__(self, downstream: Subscriber[T], it: Iterator[T], size: int | None, fusion: Fusion[T]) -> None:
         self._downstream: Subscriber[T] | None = downstream
@@ -128,6 +128,7 @@ class IterSubscription(Generic[T]):
         self._fusion = fusion
         self._bad: BaseException | None = None  # a rule 3.9 error waiting for the loop owner
         self._bad_once = AtomicFlag()
+        self._head: Any = _END
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -181,15 +182,20 @@ class IterSubscription(Generic[T]):
         if d is None or it is None:
             return
         on_next = d.on_next
+        on_batch = getattr(d, "on_next_batch", None)  # library-internal batch protocol
         requested = self._requested
         remaining = self._remaining
+        # an element pulled ahead to detect the end (eager completion) waits here; the iterator
+        # itself is never re-wrapped, so pulling ahead costs nothing per element later
+        head = self._head
+        self._head = _END
         r = requested.get()
         e = 0
         while True:
             if r >= _MAX:
                 # unbounded fast path: no accounting, only the cancelled check (rule 3.12)
                 try:
-                    for x in it:
+                    for x in (it if head is _END else chain((head,), it)):
                         if self._cancelled:
                             return
                         if x is None:
@@ -205,13 +211,27 @@ class IterSubscription(Generic[T]):
                 want = remaining
             count = 0
             try:
-                for x in islice(it, want):
-                    if self._cancelled:
-                        return
-                    if x is None:
+                src = islice(it, want) if head is _END else chain((head,), islice(it, want - 1))
+                head = _END
+                if on_batch is not None:
+                    # batch hand-off (to observe_on & co.): one C-speed slice, one call per batch
+                    chunk = list(src)
+                    i = none_index(chunk)
+                    if i >= 0:
+                        if i:
+                            on_batch(chunk[:i])
                         raise self._fusion.none_error()
-                    on_next(x)
-                    count += 1
+                    count = len(chunk)
+                    if count:
+                        on_batch(chunk)
+                else:
+                    for x in src:
+                        if self._cancelled:
+                            return
+                        if x is None:
+                            raise self._fusion.none_error()
+                        on_next(x)
+                        count += 1
             except Exception as ex:
                 self._error(d, ex)
                 return
@@ -238,8 +258,8 @@ class IterSubscription(Generic[T]):
                     if nxt is _END:
                         self._complete(d)
                         return
-                    it = chain((nxt,), it)  # type: ignore[arg-type]
-                    self._it = it
+                    head = nxt
+                self._head = head
                 self._remaining = remaining
                 r = produced(requested, e)
                 e = 0

@@ -76,6 +76,14 @@ class _ObserveOnSubscriber(Generic[T]):
         if not self._active:  # fast path; see the module docstring for why this is safe
             self._schedule()
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off: several elements with one call (deque.extend)."""
+        if self._done:
+            return
+        self._queue.extend(items)
+        if not self._active:
+            self._schedule()
+
     def on_error(self, error: BaseException) -> None:
         if self._done:
             plugins.on_error(error, "observe_on: on_error after termination")

@@ -57,6 +57,19 @@ class _SubscribeOnSubscriber(Generic[T]):
         if d is not None:
             d.on_next(item)
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off, passed on (or unrolled for a downstream without it)."""
+        d = self._downstream
+        if d is None:
+            return
+        batch = getattr(d, "on_next_batch", None)
+        if batch is not None:
+            batch(items)
+        else:
+            on_next = d.on_next
+            for x in items:
+                on_next(x)
+
     def on_error(self, error: BaseException) -> None:
         if self._done:
             plugins.on_error(error, "subscribe_on: on_error after termination")
