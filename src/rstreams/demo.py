@@ -40,24 +40,21 @@ WINDOW_SECONDS = 10
 def synthetic_events(n: int, seed: int = 7) -> Iterator[str]:
     """JSON lines of events; about 1% are malformed on purpose."""
     rng = random.Random(seed)
+    rand = rng.random
     t0 = 1_700_000_000.0
     for i in range(n):
-        roll = rng.random()
+        roll = rand()
         if roll < 0.004:
             yield "{not json"
             continue
-        ev = {
-            "id": i,
-            "ts": t0 + i / EVENTS_PER_SECOND,
-            "user": rng.randrange(50_000),
-            "kind": KINDS[rng.randrange(len(KINDS))],
-            "amount": round(rng.random() * 100, 2),
-        }
-        if roll < 0.007:
-            ev["amount"] = -1.0  # invalid: negative amount
-        elif roll < 0.010:
-            del ev["user"]  # invalid: missing field
-        yield json.dumps(ev)
+        ts = t0 + i / EVENTS_PER_SECOND
+        user = int(rand() * 50_000)
+        kind = KINDS[int(rand() * 5)]
+        amount = -1.0 if 0.004 <= roll < 0.007 else round(rand() * 100, 2)  # negative: invalid
+        if 0.007 <= roll < 0.010:  # missing field: invalid
+            yield f'{{"id": {i}, "ts": {ts}, "kind": "{kind}", "amount": {amount}}}'
+        else:
+            yield f'{{"id": {i}, "ts": {ts}, "user": {user}, "kind": "{kind}", "amount": {amount}}}'
 
 
 def read_input(path: str) -> Iterator[Any]:
