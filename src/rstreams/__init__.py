@@ -27,7 +27,16 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .flowable import BackpressureOverflow, BackpressureStrategy, Disposable, Flowable
+    from .flowable import (
+        BackpressureOverflow,
+        BackpressureStrategy,
+        ConnectableFlowable,
+        Disposable,
+        Flowable,
+        GroupedFlowable,
+        ParallelFlowable,
+        Timed,
+    )
 
 __version__ = "0.1.0"
 
@@ -37,24 +46,37 @@ __all__ = [
     "BackpressureOverflow",
     "BackpressureStrategy",
     "BadRequestError",
+    "ConnectableFlowable",
     "Disposable",
     "Flowable",
+    "GroupedFlowable",
     "MissingBackpressureError",
     "NoSuchElementError",
     "NoneElementError",
     "OnErrorNotImplementedError",
+    "ParallelFlowable",
     "Processor",
     "ProtocolViolationError",
     "Publisher",
     "Subscriber",
     "Subscription",
+    "Timed",
     "UndeliverableError",
     "errors",
     "plugins",
     "rule_text",
 ]
 
-_LAZY = {"Flowable", "BackpressureStrategy", "BackpressureOverflow", "Disposable"}
+_LAZY = {
+    "Flowable",
+    "BackpressureStrategy",
+    "BackpressureOverflow",
+    "Disposable",
+    "ConnectableFlowable",
+    "GroupedFlowable",
+    "ParallelFlowable",
+    "Timed",
+}
 
 
 def __getattr__(name: str) -> Any:

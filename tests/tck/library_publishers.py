@@ -111,7 +111,7 @@ ENTRIES: dict[str, Entry] = {
     "combine_latest": Entry(lambda n: Flowable.combine_latest(Flowable.just(0), _r(n), operator.add)),
     "amb": Entry(lambda n: Flowable.amb(_r(n), Flowable.never())),
     # interval cannot be backpressured (it signals MissingBackpressureError): buffered, as RxJava's TCK does
-    "interval": Entry(lambda n: Flowable.interval(0.0005).on_backpressure_buffer().take(n), max_elements=1000,
+    "interval": Entry(lambda n: Flowable.interval(0.0005, initial_delay=0.02).on_backpressure_buffer().take(n), max_elements=1000,
                       asynchronous=True),
     "timer": Entry(lambda n: Flowable.timer(0.001), max_elements=1, asynchronous=True),
     "from_async_iterable": Entry(lambda n: Flowable.from_async_iterable(_agen(n)), max_elements=1000, asynchronous=True),

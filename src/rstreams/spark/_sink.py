@@ -261,6 +261,8 @@ class SparkSink:
 
     # -- Subscriber ----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise TypeError("to_spark: on_subscribe(None) (rule 2.13)")
         if self._upstream is not None:
             subscription.cancel()  # rule 2.5
             return
@@ -286,6 +288,8 @@ class SparkSink:
         up.request(min(want, MAX_DEMAND))
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise TypeError("to_spark: on_next(None): None is not a valid element (rule 2.13)")
         flush: _Rows | None = None
         with self._lock:
             if self._done or self._failed is not None:
@@ -330,6 +334,8 @@ class SparkSink:
         return p
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise TypeError("to_spark: on_error(None) (rule 2.13)")
         with self._lock:
             if self._done:
                 plugins.on_error(error, "to_spark: on_error after termination")

@@ -127,7 +127,7 @@ class _CombineMain:
         self._drain()
 
     def _inner_error(self, error: BaseException) -> None:
-        if not self._errors.add(error):
+        if self._errors.has_error() or not self._errors.add(error):  # the first error wins
             plugins.on_error(error)
             return
         self._done = True

@@ -93,7 +93,7 @@ class _EagerMain:
         p.subscribe(inner)
 
     def on_error(self, error: BaseException) -> None:
-        if self._done or not self._errors.add(error):
+        if self._done or self._errors.has_error() or not self._errors.add(error):
             plugins.on_error(error, "concat_map_eager: error after termination")
             return
         self._done = True
@@ -106,7 +106,7 @@ class _EagerMain:
         self._drain()
 
     def _inner_error(self, inner: _SwitchInner, error: BaseException) -> None:
-        if not self._errors.add(error):
+        if self._errors.has_error() or not self._errors.add(error):  # the first error wins
             plugins.on_error(error)
             return
         inner.done = True

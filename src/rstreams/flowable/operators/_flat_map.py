@@ -169,8 +169,8 @@ class FlatMapSubscriber:
         p.subscribe(inner)
 
     def on_error(self, error: BaseException) -> None:
-        if self._done:
-            plugins.on_error(error, "flat_map: on_error after termination")
+        if self._done or (not self._delay_error and self._errors.has_error()):
+            plugins.on_error(error, "flat_map: on_error after termination")  # the first error wins
             return
         if not self._errors.add(error):
             plugins.on_error(error)
@@ -268,7 +268,7 @@ class FlatMapSubscriber:
         self._drain_loop()
 
     def _inner_error(self, inner: _Inner, error: BaseException) -> None:
-        if not self._errors.add(error):
+        if (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error)
             return
         inner.done = True

@@ -150,7 +150,7 @@ class _SwitchMapMain:
             old.cancel()
 
     def on_error(self, error: BaseException) -> None:
-        if self._done:
+        if self._done or (not self._delay_error and self._errors.has_error()):
             plugins.on_error(error, "switch_map: on_error after termination")
             return
         if not self._errors.add(error):
@@ -170,7 +170,7 @@ class _SwitchMapMain:
         self._drain()
 
     def _inner_error(self, inner: _SwitchInner, error: BaseException) -> None:
-        if self._active.get() is not inner or not self._errors.add(error):
+        if self._active.get() is not inner or (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error, "switch_map: error from a replaced inner")
             return
         inner.done = True
