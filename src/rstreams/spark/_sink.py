@@ -136,6 +136,8 @@ class _CommitLog:
 def _local_path(path: str) -> str:
     if path.startswith("file://"):
         return path[len("file://") :]
+    if path.startswith("file:/"):  # Spark's own form of a local URI (file:/tmp/x)
+        return path[len("file:") :]
     if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", path):
         raise ValueError(
             f"to_spark(path={path!r}): exactly-once commits need a local (or mounted) filesystem path; "
