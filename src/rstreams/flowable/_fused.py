@@ -30,6 +30,7 @@ T = TypeVar("T")
 Sizer = Callable[[], "int | None"]
 
 _END: Final = object()
+_BATCH: Final = 4096  # the largest batch handed over at once (memory stays bounded)
 _MAX: Final = MAX_DEMAND
 
 
@@ -211,6 +212,8 @@ class IterSubscription(Generic[T]):
                 want = remaining
             count = 0
             try:
+                if on_batch is not None and want > _BATCH:
+                    want = _BATCH  # batches are bounded: huge demand is served batch by batch
                 src = islice(it, want) if head is _END else chain((head,), islice(it, want - 1))
                 head = _END
                 if on_batch is not None:

@@ -68,6 +68,8 @@ class _SubscribeOnSubscriber(Generic[T]):
         else:
             on_next = d.on_next
             for x in items:
+                if self._downstream is None:
+                    return  # cancelled meanwhile (rule 3.12)
                 on_next(x)
 
     def on_error(self, error: BaseException) -> None:
