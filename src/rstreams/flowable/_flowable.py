@@ -209,9 +209,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: emits only what is requested. ``None`` items raise TypeError (rule 2.13).
         """
-        from .sources._basic import just
-
-        return just(*items)
+        return _basic.just(*items)
 
     @staticmethod
     def empty() -> Flowable[Any]:
@@ -221,9 +219,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.empty().test().assert_result()
         """
-        from .sources._basic import empty
-
-        return empty()
+        return _basic.empty()
 
     @staticmethod
     def error(error: BaseException | Callable[[], BaseException]) -> Flowable[Any]:
@@ -1400,3 +1396,8 @@ class FlowableEmitter(Emitter[T]):
     def serialize(self) -> FlowableEmitter[T]:
         """An emitter safe to call from several threads (rstreams' emitters always are)."""
         raise NotImplementedError
+
+
+# The basic sources are used per element by flat_map(lambda x: Flowable.just(x)) and the like: keep
+# them one attribute away (imported last: the module needs the Flowable class above).
+from .sources import _basic  # noqa: E402

@@ -102,7 +102,7 @@ class FlatMapSubscriber:
     __slots__ = (
         "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_delay_error", "_upstream",
         "_requested", "_wip", "_inners", "_lock", "_scalars", "_errors", "_done", "_cancelled",
-        "_outer_replenish", "_unbounded_outer", "__weakref__",
+        "_outer_replenish", "_unbounded_outer", "_scalar_limit", "_empty_pending", "__weakref__",
     )
 
     def __init__(
@@ -128,7 +128,10 @@ class FlatMapSubscriber:
         self._errors = ErrorCollector()
         self._done = False
         self._cancelled = False
-        self._outer_replenish = 0  # touched only by the emitter (inside the wip loop)
+        self._outer_replenish = 0  # scalars consumed, not yet re-requested: only the wip owner touches it
+        self._empty_pending = 0  # empty() results not yet re-requested: only the outer's thread touches it
+        # scalar results free their slot at once; the outer is re-requested for them in batches
+        self._scalar_limit = 1 if max_concurrency is None else max(1, max_concurrency - (max_concurrency >> 2))
 
     # -- outer --------------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -159,7 +162,12 @@ class FlatMapSubscriber:
         is_scalar, value = scalar_value(p)
         if is_scalar:
             if value is NOTHING:
-                self._request_outer(1)
+                k = self._empty_pending + 1
+                if k >= self._scalar_limit:
+                    self._empty_pending = 0
+                    self._request_outer(k)
+                else:
+                    self._empty_pending = k
             else:
                 self._scalar_next(value)
             return
@@ -186,6 +194,15 @@ class FlatMapSubscriber:
             return
         self._done = True
         self._drain()
+
+    def _scalar_consumed(self, n: int) -> None:
+        # called by the wip owner only
+        k = self._outer_replenish + n
+        if k >= self._scalar_limit or self._done:
+            self._outer_replenish = 0
+            self._request_outer(k)
+        else:
+            self._outer_replenish = k
 
     def _request_outer(self, n: int) -> None:
         if not self._unbounded_outer and not self._done:
@@ -236,7 +253,7 @@ class FlatMapSubscriber:
                 d.on_next(value)
                 if r < _MAX:
                     produced(self._requested, 1)
-                self._request_outer(1)
+                self._scalar_consumed(1)
             else:
                 self._scalars.append(value)
             if wip.decrement_and_get() == 0:
@@ -304,11 +321,12 @@ class FlatMapSubscriber:
             r = requested.get()
             e = 0
             replenish = 0
+            scalar_count = 0
             on_next = d.on_next
             while e != r and scalars:
                 on_next(scalars.popleft())
                 e += 1
-                replenish += 1
+                scalar_count += 1
                 if self._cancelled:
                     self._clear()
                     return
@@ -330,7 +348,9 @@ class FlatMapSubscriber:
             if e and r < _MAX:
                 produced(requested, e)
             if replenish:
-                self._request_outer(replenish)
+                self._request_outer(replenish)  # finished inners free their slots at once
+            if scalar_count:
+                self._scalar_consumed(scalar_count)
             if self._done and not self._inners and not scalars:
                 self._terminate(d)
                 return

@@ -42,8 +42,20 @@ class JustFlowable(FusedFlowable[T]):
     __slots__ = ("items",)
 
     def __init__(self, items: tuple[T, ...]) -> None:
+        # cheap to build: flat_map(lambda x: just(x)) makes one per element (the scalar shortcut
+        # reads .items); the Fusion is made only when something subscribes or fuses
         self.items = items
-        super().__init__(Fusion(items.__iter__, sized(len(items)), (), ("just",)))
+        self._fusion = None  # type: ignore[assignment]
+
+    def _fused(self) -> Fusion[T]:
+        f = self._fusion
+        if f is None:
+            items = self.items
+            f = self._fusion = Fusion(items.__iter__, sized(len(items)), (), ("just",))
+        return f
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._fused().subscribe(subscriber)
 
     def __repr__(self) -> str:
         return f"Flowable.just{self.items!r}"
