@@ -193,8 +193,9 @@ def run(rows: int = 500_000, out: str = "out/demo", master: str | None = None, i
     counts = {"in": 0, "valid": 0}
     source = Flowable.from_iterable(read_input(input_path)) if input_path else Flowable.from_iterable(synthetic_events(rows))
 
-    def count_in(_: Any) -> None:
+    def counted_parse(raw: Any) -> tuple[str, Any]:
         counts["in"] += 1
+        return parse(raw)
 
     def route(tagged: tuple[str, Any]) -> bool:
         tag, payload = tagged
@@ -204,9 +205,9 @@ def run(rows: int = 500_000, out: str = "out/demo", master: str | None = None, i
         counts["valid"] += 1
         return True
 
+    # source -> parse -> validate -> batches of 1000 all fuse into one C-level iterator chain
     pipeline = (
-        source.do_on_next(count_in)
-        .map(parse)
+        source.map(counted_parse)
         .filter(route)
         .map(lambda tagged: tagged[1])
         .buffer(1000)

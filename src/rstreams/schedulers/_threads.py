@@ -295,7 +295,7 @@ class IoScheduler(Scheduler):
     def _release(self, loop: EventLoop) -> None:
         with self._lock:
             loop.leases -= 1
-        loop.submit(TaskHandle(None), 0, None)  # wake it so its idle timer restarts
+        # no wake-up needed: an idle loop re-checks its lease count at least every keep_alive
 
     def shutdown(self) -> None:
         with self._lock:
