@@ -140,18 +140,22 @@ class LoopWorker(Worker):
         if self.is_disposed:
             return DISPOSED
         handle = _WorkerTaskHandle(task, self)
-        with self._lock:
-            if self.is_disposed:
-                return DISPOSED
-            self._handles.add(handle)
+        if delay > 0:
+            # timed tasks are tracked so that dispose() drops their references at once (rule 3.13);
+            # immediate ones run soon and check the worker's disposed flag when they do
+            with self._lock:
+                if self.is_disposed:
+                    return DISPOSED
+                self._handles.add(handle)
         if not self._loop.submit(handle, delay, self._context):
             handle.dispose()
             return DISPOSED
         return handle
 
     def _done(self, handle: TaskHandle) -> None:
-        with self._lock:
-            self._handles.discard(handle)
+        if self._handles:
+            with self._lock:
+                self._handles.discard(handle)
 
     @property
     def thread(self) -> threading.Thread:
