@@ -57,7 +57,7 @@ def test_processor_ignoring_demand_fails_delegated_publisher_test() -> None:
 
 @pytest.mark.parametrize("name", [OWN_104, OWN_42, OWN_LONG_AGO])
 def test_reference_processor_passes_own_tests(name: str) -> None:
-    require_pass(verification("processor", IdentityProcessor, coordinated_emission=True), name)
+    assert require_pass(verification("processor", IdentityProcessor, coordinated_emission=True), name).outcome == "passed"
 
 
 def test_coordinated_processor_must_say_so() -> None:
@@ -77,5 +77,5 @@ def test_single_subscriber_processor_skips_multi_subscriber_tests() -> None:
         def max_supported_subscribers(self) -> int:
             return 1
 
-    require_skip(Single, OWN_104, "max_supported_subscribers() = 1")
-    require_skip(Single, OWN_LONG_AGO, "max_supported_subscribers() = 1")
+    assert require_skip(Single, OWN_104, "max_supported_subscribers() = 1").outcome in ("skipped", "untested")
+    assert require_skip(Single, OWN_LONG_AGO, "max_supported_subscribers() = 1").outcome in ("skipped", "untested")

@@ -68,7 +68,7 @@ def test_every_required_whitebox_test_has_a_broken_subscriber() -> None:
 def test_unbroken_whitebox_subscriber_passes_the_same_tests() -> None:
     cls = verification("whitebox", lambda probe: BrokenSubscriber(probe), timeout_ms=1000)
     for name in sorted({c[0] for c in WHITEBOX}):
-        require_pass(cls, name)
+        assert require_pass(cls, name).outcome == "passed"
 
 
 @pytest.mark.parametrize("name", [n for n in kit_tests(SubscriberWhiteboxVerification) if not n.startswith("test_untested")])
@@ -119,7 +119,7 @@ def test_every_required_blackbox_test_has_a_broken_subscriber() -> None:
 def test_unbroken_blackbox_subscriber_passes_the_same_tests() -> None:
     cls = verification("blackbox", lambda: BrokenSubscriber(None), timeout_ms=1000)
     for name in sorted({c[0] for c in BLACKBOX}):
-        require_pass(cls, name)
+        assert require_pass(cls, name).outcome == "passed"
 
 
 def test_blackbox_trigger_request_hook_is_called() -> None:
