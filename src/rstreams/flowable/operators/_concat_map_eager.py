@@ -23,7 +23,7 @@ from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
 from ..sources._basic import NOTHING, scalar_value
-from ._switch_map import _SwitchInner
+from ._inner import PrefetchInner
 
 __all__ = ["concat_map_eager"]
 
@@ -46,7 +46,7 @@ class _EagerMain:
         self._max_concurrency = max_concurrency
         self._prefetch = prefetch
         self._upstream: Subscription = CANCELLED
-        self._inners: deque[_SwitchInner] = deque()  # in outer order; appended by the outer only
+        self._inners: deque[PrefetchInner] = deque()  # in outer order; appended by the outer only
         self._lock = threading.Lock()  # guards cancelling every inner vs appending a new one
         self._requested = AtomicInt(0)
         self._wip = AtomicInt(0)  # race: inners, outer and requests want to drain (rule 1.3)
@@ -78,7 +78,7 @@ class _EagerMain:
             self._upstream.cancel()
             self.on_error(none_result_error("concat_map_eager", "the mapper"))
             return
-        inner = _SwitchInner(self, self._prefetch)  # type: ignore[arg-type]
+        inner = PrefetchInner(self, self._prefetch)
         is_scalar, value = scalar_value(p)
         with self._lock:
             if self._cancelled:
@@ -105,7 +105,11 @@ class _EagerMain:
         self._done = True
         self._drain()
 
-    def _inner_error(self, inner: _SwitchInner, error: BaseException) -> None:
+    def _inner_next(self, inner: PrefetchInner, item: Any) -> None:
+        inner.queue.append(item)
+        self._drain()
+
+    def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
         if self._errors.has_error() or not self._errors.add(error):  # the first error wins
             plugins.on_error(error)
             return

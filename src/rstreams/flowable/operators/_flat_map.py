@@ -31,68 +31,13 @@ from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
 from ..sources._basic import NOTHING, scalar_value
+from ._inner import PrefetchInner
 
 __all__ = ["flat_map", "FlatMapSubscriber"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 _MAX: Final = MAX_DEMAND
-
-
-@final
-class _Inner:
-    _rs_no_wrap = True
-    __slots__ = ("_parent", "queue", "done", "upstream", "_consumed", "_limit", "_prefetch", "__weakref__")
-
-    def __init__(self, parent: FlatMapSubscriber, prefetch: int) -> None:
-        self._parent: FlatMapSubscriber | None = parent
-        self.queue: deque[Any] = deque()
-        self.done = False
-        self.upstream: Subscription = CANCELLED
-        self._prefetch = prefetch
-        self._limit = prefetch - (prefetch >> 2)
-        self._consumed = 0
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self.upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self.upstream = subscription
-        p = self._parent
-        if p is None or p._cancelled:
-            subscription.cancel()
-            return
-        subscription.request(self._prefetch)
-
-    def on_next(self, item: Any) -> None:
-        p = self._parent
-        if p is not None:
-            p._inner_next(self, item)
-
-    def on_error(self, error: BaseException) -> None:
-        p = self._parent
-        if p is not None:
-            p._inner_error(self, error)
-        else:
-            plugins.on_error(error, "flat_map: inner error after cancellation")
-
-    def on_complete(self) -> None:
-        self.done = True
-        p = self._parent
-        if p is not None:
-            p._drain()
-
-    def consumed(self, n: int) -> None:
-        c = self._consumed + n
-        if c >= self._limit:
-            self._consumed = 0
-            self.upstream.request(c)  # replenish in batches
-        else:
-            self._consumed = c
-
-    def cancel(self) -> None:
-        self._parent = None
-        self.upstream.cancel()
 
 
 class FlatMapSubscriber:
@@ -122,7 +67,7 @@ class FlatMapSubscriber:
         self._upstream: Subscription = CANCELLED
         self._requested = AtomicInt(0)
         self._wip = AtomicInt(0)  # race: inners/requests from many threads, one emitter (rule 1.3)
-        self._inners: tuple[_Inner, ...] = ()
+        self._inners: tuple[PrefetchInner, ...] = ()
         self._lock = threading.Lock()  # guards replacing the _inners tuple (copy-on-write)
         self._scalars: deque[Any] = deque()
         self._errors = ErrorCollector()
@@ -171,7 +116,7 @@ class FlatMapSubscriber:
             else:
                 self._scalar_next(value)
             return
-        inner = _Inner(self, self._prefetch)
+        inner = PrefetchInner(self, self._prefetch)
         with self._lock:
             self._inners = self._inners + (inner,)
         p.subscribe(inner)
@@ -264,7 +209,7 @@ class FlatMapSubscriber:
                 return
         self._drain_loop()
 
-    def _inner_next(self, inner: _Inner, value: Any) -> None:
+    def _inner_next(self, inner: PrefetchInner, value: Any) -> None:
         wip = self._wip
         if wip.get() == 0 and wip.compare_and_set(0, 1):
             d = self._downstream
@@ -284,7 +229,7 @@ class FlatMapSubscriber:
                 return
         self._drain_loop()
 
-    def _inner_error(self, inner: _Inner, error: BaseException) -> None:
+    def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
         if (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error)
             return
@@ -298,7 +243,7 @@ class FlatMapSubscriber:
         if self._wip.get_and_increment() == 0:
             self._drain_loop()
 
-    def _remove(self, inner: _Inner) -> None:
+    def _remove(self, inner: PrefetchInner) -> None:
         with self._lock:
             self._inners = tuple(i for i in self._inners if i is not inner)
 

@@ -9,7 +9,6 @@ carries over to the next inner; each inner is prefetched with ``prefetch`` (repl
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, final
 
@@ -22,68 +21,13 @@ from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
 from ..sources._basic import NOTHING, scalar_value
+from ._inner import PrefetchInner
 
 __all__ = ["switch_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 _MAX: Final = MAX_DEMAND
-
-
-@final
-class _SwitchInner:
-    _rs_no_wrap = True
-    __slots__ = ("_parent", "queue", "done", "upstream", "_prefetch", "_limit", "_consumed", "__weakref__")
-
-    def __init__(self, parent: _SwitchMapMain | None, prefetch: int) -> None:
-        self._parent = parent
-        self.queue: deque[Any] = deque()
-        self.done = False
-        self.upstream: Subscription = CANCELLED
-        self._prefetch = prefetch
-        self._limit = prefetch - (prefetch >> 2)
-        self._consumed = 0
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self.upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self.upstream = subscription
-        if self._parent is None:
-            subscription.cancel()
-            return
-        subscription.request(self._prefetch)
-
-    def on_next(self, item: Any) -> None:
-        p = self._parent
-        if p is not None:
-            self.queue.append(item)
-            p._drain()
-
-    def on_error(self, error: BaseException) -> None:
-        p = self._parent
-        if p is not None:
-            p._inner_error(self, error)
-        else:
-            plugins.on_error(error, "switch_map: error from a replaced inner")
-
-    def on_complete(self) -> None:
-        self.done = True
-        p = self._parent
-        if p is not None:
-            p._drain()
-
-    def consumed(self, n: int) -> None:
-        c = self._consumed + n
-        if c >= self._limit:
-            self._consumed = 0
-            self.upstream.request(c)
-        else:
-            self._consumed = c
-
-    def cancel(self) -> None:
-        self._parent = None
-        self.upstream.cancel()
 
 
 @final
@@ -100,7 +44,7 @@ class _SwitchMapMain:
         self._prefetch = prefetch
         self._delay_error = delay_error
         self._upstream: Subscription = CANCELLED
-        self._active: AtomicRef[_SwitchInner | None] = AtomicRef(None)  # race: switch vs drain
+        self._active: AtomicRef[PrefetchInner | None] = AtomicRef(None)  # race: switch vs drain
         self._requested = AtomicInt(0)
         self._wip = AtomicInt(0)  # race: outer, inners and requests all want to drain (rule 1.3)
         self._errors = ErrorCollector()
@@ -131,7 +75,7 @@ class _SwitchMapMain:
             self._upstream.cancel()
             self.on_error(none_result_error("switch_map", "the mapper"))
             return
-        inner = _SwitchInner(self, self._prefetch)
+        inner = PrefetchInner(self, self._prefetch)
         is_scalar, value = scalar_value(p)
         if is_scalar:
             # scalar shortcut: a pre-filled, already completed inner (no subscription)
@@ -144,7 +88,7 @@ class _SwitchMapMain:
         self._switch_to(inner)
         p.subscribe(inner)
 
-    def _switch_to(self, inner: _SwitchInner) -> None:
+    def _switch_to(self, inner: PrefetchInner) -> None:
         old = self._active.get_and_set(inner)  # from now on the drain ignores the old inner
         if old is not None:
             old.cancel()
@@ -169,7 +113,11 @@ class _SwitchMapMain:
         self._done = True
         self._drain()
 
-    def _inner_error(self, inner: _SwitchInner, error: BaseException) -> None:
+    def _inner_next(self, inner: PrefetchInner, item: Any) -> None:
+        inner.queue.append(item)
+        self._drain()
+
+    def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
         if self._active.get() is not inner or (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error, "switch_map: error from a replaced inner")
             return
