@@ -560,3 +560,19 @@ def test_rule_1_3_strict_wrapper_both_variants_never_overlap_terminal_and_next(v
         t.join(5)
         assert len(ts.errors) + ts.completions == 1, f"seed {seed}: terminal lost or doubled"
         ts.assert_no_violations()
+
+
+def test_take_and_skip_with_seconds_are_the_timed_variants() -> None:
+    from rstreams.testing import TestScheduler
+
+    sch = TestScheduler()
+    ts = Flowable.interval(1.0, scheduler=sch).take(seconds=3.5, scheduler=sch).test()
+    sch.advance_by(5)
+    ts.assert_result(0, 1, 2).assert_no_violations()
+    ts2 = Flowable.interval(1.0, scheduler=sch).skip(seconds=2.5, scheduler=sch).take(2).test()
+    sch.advance_by(10)
+    ts2.assert_result(2, 3).assert_no_violations()
+    with pytest.raises(TypeError):
+        Flowable.range(0, 3).take(2, seconds=1.0)
+    with pytest.raises(TypeError):
+        Flowable.range(0, 3).skip()

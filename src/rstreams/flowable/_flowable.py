@@ -544,15 +544,23 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         return buffer(self, count, skip)
 
-    def take(self, count: int) -> Flowable[T]:
-        """Emit at most the first ``count`` elements, then cancel the upstream and complete.
+    def take(self, count: int | None = None, *, seconds: float | None = None, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Emit at most the first ``count`` elements, then cancel the upstream and complete; or,
+        with ``seconds=``, emit for that long (timed take, see :meth:`take_for`).
 
         Example::
 
             Flowable.range(0, 100).take(3).test().assert_result(0, 1, 2)
+            Flowable.interval(0.1).take(seconds=1.0)   # about 10 elements
 
         Backpressure: never requests more than ``count`` in total from upstream.
         """
+        if seconds is not None:
+            if count is not None:
+                raise TypeError("take(): give a count or seconds=..., not both")
+            return self.take_for(seconds, scheduler)
+        if count is None:
+            raise TypeError("take(): give a count (or seconds=... for a timed take)")
         from .operators._take_skip import take
 
         return take(self, count)
@@ -593,8 +601,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         return take_until(self, stop)
 
-    def skip(self, count: int) -> Flowable[T]:
-        """Drop the first ``count`` elements.
+    def skip(self, count: int | None = None, *, seconds: float | None = None, scheduler: Scheduler | None = None) -> Flowable[T]:
+        """Drop the first ``count`` elements; or, with ``seconds=``, those that arrive during the
+        first ``seconds`` (timed skip, see :meth:`skip_for`).
 
         Example::
 
@@ -602,6 +611,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: asks upstream for ``count`` extra elements once.
         """
+        if seconds is not None:
+            if count is not None:
+                raise TypeError("skip(): give a count or seconds=..., not both")
+            return self.skip_for(seconds, scheduler)
+        if count is None:
+            raise TypeError("skip(): give a count (or seconds=... for a timed skip)")
         from .operators._take_skip import skip
 
         return skip(self, count)
