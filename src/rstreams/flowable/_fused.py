@@ -30,6 +30,7 @@ T = TypeVar("T")
 Sizer = Callable[[], "int | None"]
 
 _END: Final = object()
+_RANGE_ONLY: Final = ("range",)
 _BATCH: Final = 4096  # the largest batch handed over at once (memory stays bounded)
 _MAX: Final = MAX_DEMAND
 
@@ -196,12 +197,19 @@ class IterSubscription(Generic[T]):
             if r >= _MAX:
                 # unbounded fast path: no accounting, only the cancelled check (rule 3.12)
                 try:
-                    for x in (it if head is _END else chain((head,), it)):
-                        if self._cancelled:
-                            return
-                        if x is None:
-                            raise self._fusion.none_error()
-                        on_next(x)
+                    src = it if head is _END else chain((head,), it)
+                    if self._fusion.names == _RANGE_ONLY:
+                        for x in src:  # ints only: no None check needed
+                            if self._cancelled:
+                                return
+                            on_next(x)
+                    else:
+                        for x in src:
+                            if self._cancelled:
+                                return
+                            if x is None:
+                                raise self._fusion.none_error()
+                            on_next(x)
                 except Exception as ex:
                     self._error(d, ex)
                     return
