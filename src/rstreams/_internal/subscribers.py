@@ -135,6 +135,34 @@ class StrictSubscriber(Generic[T]):
 
     on_next = _on_next_ordered if SEQUENTIAL_ATTRIBUTES else _on_next_locked
 
+    def _on_next_batch_ordered(self, items: list[T]) -> None:
+        # the protocol of _on_next_ordered, announced once per batch instead of once per element
+        if self._done:
+            return
+        self._emitting = True
+        actual = self._actual
+        if actual is not None:
+            on_next = actual.on_next
+            for x in items:
+                if self._terminal or self._done:
+                    break
+                try:
+                    on_next(x)
+                except BaseException as e:  # rule 2.13
+                    self._subscriber_raised(e, "on_next")
+                    break
+        self._emitting = False
+        if self._terminal:
+            self._deliver_terminal()
+
+    def _on_next_batch_locked(self, items: list[T]) -> None:
+        for x in items:
+            if self._done:
+                return
+            self._on_next_locked(x)
+
+    on_next_batch = _on_next_batch_ordered if SEQUENTIAL_ATTRIBUTES else _on_next_batch_locked
+
     def _call_next(self, item: T) -> None:
         actual = self._actual
         if actual is not None:
@@ -267,6 +295,21 @@ class LambdaSubscriber(Generic[T]):
             except BaseException as e:
                 cancel(self._upstream)
                 self.on_error(e)
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch protocol: the callback per element, without a call per layer."""
+        cb = self._on_next
+        if cb is None:
+            return
+        for x in items:
+            if self._done:
+                return
+            try:
+                cb(x)
+            except BaseException as e:
+                cancel(self._upstream)
+                self.on_error(e)
+                return
 
     def on_error(self, error: BaseException) -> None:
         if self._done:

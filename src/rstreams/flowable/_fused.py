@@ -23,7 +23,7 @@ from .._internal.requests import MAX_DEMAND, add_request, produced, validate_req
 from .._spec import Subscriber
 from ._flowable import Flowable
 
-__all__ = ["Fusion", "FusedFlowable", "IterSubscription", "none_index", "sized"]
+__all__ = ["Fusion", "FusedFlowable", "IterSubscription", "batch_sink", "none_index", "sized"]
 
 T = TypeVar("T")
 
@@ -32,6 +32,42 @@ Sizer = Callable[[], "int | None"]
 _END: Final = object()
 _RANGE_ONLY: Final = ("range",)
 _BATCH: Final = 4096  # the largest batch handed over at once (memory stays bounded)
+# Under unbounded demand batches are smaller: a consumer that cancels mid-batch makes upstream
+# user functions run at most this many elements ahead (rule 3.12: "eventually").
+_UNBOUNDED_BATCH: Final = 256
+
+
+def _take_batch(src: Iterator[Any], n: int, on_batch: Callable[[list[Any]], Any], fusion: Fusion[Any]) -> list[Any]:
+    """Pull up to ``n`` elements and hand them over as one batch. If the chain fails (or yields
+    None) part-way, the elements before it are handed over first, then the error is raised: the
+    same signals as the one-by-one path."""
+    chunk: list[Any] = []
+    failure: Exception | None = None
+    try:
+        chunk.extend(islice(src, n))  # extend keeps what it consumed if the iterator raises
+    except Exception as e:
+        failure = e
+    i = none_index(chunk)
+    if i >= 0:
+        chunk = chunk[:i]
+        failure = fusion.none_error()
+    if chunk:
+        on_batch(chunk)
+    if failure is not None:
+        raise failure
+    return chunk
+
+
+def batch_sink(d: Any) -> Any:
+    """The library-internal ``on_next_batch`` of ``d`` if it takes batches, else None.
+
+    Batch consumers (aggregates, the lambda and strict subscribers, observe_on) always take them;
+    map and filter take them only when their own downstream does (``accepts_batches``), so no
+    user function runs ahead of a one-by-one operator such as take_while."""
+    nb = getattr(d, "on_next_batch", None)
+    if nb is None or not getattr(d, "accepts_batches", True):
+        return None
+    return nb
 _MAX: Final = MAX_DEMAND
 
 
@@ -184,7 +220,7 @@ class IterSubscription(Generic[T]):
         if d is None or it is None:
             return
         on_next = d.on_next
-        on_batch = getattr(d, "on_next_batch", None)  # library-internal batch protocol
+        on_batch = batch_sink(d)  # library-internal batch protocol
         requested = self._requested
         remaining = self._remaining
         # an element pulled ahead to detect the end (eager completion) waits here; the iterator
@@ -198,7 +234,16 @@ class IterSubscription(Generic[T]):
                 # unbounded fast path: no accounting, only the cancelled check (rule 3.12)
                 try:
                     src = it if head is _END else chain((head,), it)
-                    if self._fusion.names == _RANGE_ONLY:
+                    if on_batch is not None:
+                        # batch protocol under unbounded demand: C-speed slices, one call each;
+                        # cancellation is checked per batch (rule 3.12: "eventually")
+                        while not self._cancelled:
+                            chunk = _take_batch(src, _UNBOUNDED_BATCH, on_batch, self._fusion)
+                            if len(chunk) < _UNBOUNDED_BATCH:
+                                break
+                        if self._cancelled:
+                            return
+                    elif self._fusion.names == _RANGE_ONLY:
                         for x in src:  # ints only: no None check needed
                             if self._cancelled:
                                 return
@@ -226,15 +271,7 @@ class IterSubscription(Generic[T]):
                 head = _END
                 if on_batch is not None:
                     # batch hand-off (to observe_on & co.): one C-speed slice, one call per batch
-                    chunk = list(src)
-                    i = none_index(chunk)
-                    if i >= 0:
-                        if i:
-                            on_batch(chunk[:i])
-                        raise self._fusion.none_error()
-                    count = len(chunk)
-                    if count:
-                        on_batch(chunk)
+                    count = len(_take_batch(src, want, on_batch, self._fusion))
                 else:
                     for x in src:
                         if self._cancelled:

@@ -121,6 +121,24 @@ class _AggregateSubscriber(Generic[T]):
             return
         self._acc = acc
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch protocol: the folder's C-speed ``chunk`` (sum, reduce, extend)."""
+        if self._done:
+            return
+        try:
+            acc = self._folder.chunk(self._acc, items)
+        except Exception as e:
+            self._done = True
+            self._upstream.cancel()
+            self._scalar.error(e)
+            return
+        if acc is _STOP:
+            self._done = True
+            self._upstream.cancel()
+            self._emit(self._folder.finish(_stop_value(self._folder)))
+            return
+        self._acc = acc
+
     def _emit(self, value: Any) -> None:
         if value is NOTSET:
             self._scalar.complete_empty()

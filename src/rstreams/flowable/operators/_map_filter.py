@@ -9,7 +9,7 @@ from typing import Any, TypeVar, final
 from ..._spec import MAX_DEMAND, Subscriber
 from .._base import BasicSubscriber, none_result_error
 from .._flowable import Flowable
-from .._fused import FusedFlowable
+from .._fused import FusedFlowable, batch_sink, none_index
 
 __all__ = ["map_", "filter_", "hide"]
 
@@ -22,14 +22,46 @@ def _check_callable(name: str, fn: object) -> None:
         raise TypeError(f"{name}(): expected a callable, got {type(fn).__name__}")
 
 
+def emit_batch(downstream_batch: Callable[[list[Any]], None] | None, on_next: Callable[[Any], None], items: list[Any]) -> None:
+    """Pass ``items`` on: as one batch to a batch-capable (library-internal) downstream, else one by one."""
+    if downstream_batch is not None:
+        downstream_batch(items)
+    else:
+        for x in items:
+            on_next(x)
+
+
 @final
 class _MapSubscriber(BasicSubscriber[T, R]):
-    __slots__ = ("_mapper", "_next")
+    __slots__ = ("_mapper", "_next", "_next_batch", "accepts_batches")
 
     def __init__(self, downstream: Subscriber[R], mapper: Callable[[T], R]) -> None:
         super().__init__(downstream)
         self._mapper = mapper
         self._next = downstream.on_next  # hot path: one slot load instead of two lookups
+        self._next_batch = batch_sink(downstream)
+        self.accepts_batches = self._next_batch is not None
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch protocol: one C-level ``map`` per batch. The results before a
+        failing element are still passed on (``list.extend`` keeps what it consumed), as the
+        one-by-one path would have done."""
+        if self.done:
+            return
+        out: list[Any] = []
+        err: BaseException | None = None
+        try:
+            out.extend(map(self._mapper, items))
+        except Exception as e:
+            err = e
+        i = none_index(out)
+        if i >= 0:
+            out = out[:i]
+            err = none_result_error("map")
+        if out:
+            emit_batch(self._next_batch, self._next, out)
+        if err is not None:
+            self.fail(err)
 
     def on_next(self, item: T) -> None:
         if self.done:
@@ -67,12 +99,14 @@ def map_(source: Flowable[T], mapper: Callable[[T], R]) -> Flowable[R]:
 
 @final
 class _FilterSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_predicate", "_next", "_unbounded")
+    __slots__ = ("_predicate", "_next", "_next_batch", "_unbounded", "accepts_batches")
 
     def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
         super().__init__(downstream)
         self._predicate = predicate
         self._next = downstream.on_next
+        self._next_batch = batch_sink(downstream)
+        self.accepts_batches = self._next_batch is not None
         # Once the downstream asked for unbounded demand the upstream's demand is unbounded too
         # (2**63-1 is sticky), so a dropped element needs no replacement request(1).
         self._unbounded = False
@@ -94,6 +128,26 @@ class _FilterSubscriber(BasicSubscriber[T, T]):
         if type(n) is int and n >= MAX_DEMAND:
             self._unbounded = True
         self.upstream.request(n)
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch protocol: one C-level ``filter`` per batch; passing elements
+        before a failing predicate are still passed on; dropped ones are re-requested."""
+        if self.done:
+            return
+        out: list[Any] = []
+        err: BaseException | None = None
+        try:
+            out.extend(filter(self._predicate, items))
+        except Exception as e:
+            err = e
+        if out:
+            emit_batch(self._next_batch, self._next, out)
+        if err is not None:
+            self.fail(err)
+            return
+        dropped = len(items) - len(out)
+        if dropped and not self._unbounded:
+            self.upstream.request(dropped)  # replacements for the dropped elements
 
     def try_on_next(self, item: T) -> bool:
         """Conditional path: True if the element was passed on (and so used one unit of demand)."""

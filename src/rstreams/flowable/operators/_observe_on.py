@@ -26,6 +26,7 @@ from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
+from .._fused import batch_sink
 
 __all__ = ["observe_on"]
 
@@ -161,13 +162,20 @@ class _ObserveOnSubscriber(Generic[T]):
                         self._terminate(d)
                         return
                     break
-                on_next = d.on_next
                 pop = q.popleft
-                for _ in range(n):
+                on_batch = batch_sink(d)
+                if on_batch is not None:
+                    on_batch([pop() for _ in range(n)])  # one call per batch (library-internal)
                     if self._cancelled:
                         q.clear()
                         return
-                    on_next(pop())
+                else:
+                    on_next = d.on_next
+                    for _ in range(n):
+                        if self._cancelled:
+                            q.clear()
+                            return
+                        on_next(pop())
                 if r < _MAX:
                     produced(requested, n)  # demand published once per batch
                 consumed += n

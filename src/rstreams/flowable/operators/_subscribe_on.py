@@ -18,6 +18,7 @@ from ..._internal.subscriptions import CANCELLED, cancel, deferred_request, set_
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
+from .._fused import batch_sink
 
 __all__ = ["subscribe_on"]
 
@@ -62,7 +63,7 @@ class _SubscribeOnSubscriber(Generic[T]):
         d = self._downstream
         if d is None:
             return
-        batch = getattr(d, "on_next_batch", None)
+        batch = batch_sink(d)
         if batch is not None:
             batch(items)
         else:

@@ -1,0 +1,105 @@
+"""The library-internal batch protocol (``on_next_batch``): under it, signals stay exactly those of
+the one-by-one path, no user function runs ahead of a one-by-one operator, and cancellation stops
+delivery at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from operators.harness import Boom
+from rstreams import MAX_DEMAND, Flowable, schedulers
+from rstreams.testing import TestSubscriber
+
+
+def _collect(f: Flowable[Any]) -> tuple[list[Any], list[BaseException], list[bool]]:
+    values: list[Any] = []
+    errors: list[BaseException] = []
+    done: list[bool] = []
+    f.subscribe(on_next=values.append, on_error=errors.append, on_complete=lambda: done.append(True))
+    return values, errors, done
+
+
+@pytest.mark.parametrize("hidden", [True, False])
+def test_mapper_failing_mid_batch_emits_the_prefix_then_the_error(hidden: bool) -> None:
+    def f(x: int) -> int:
+        if x == 300:
+            raise Boom()
+        return x
+
+    src = Flowable.range(0, 1000)
+    values, errors, done = _collect((src.hide() if hidden else src).map(f))
+    assert values == list(range(300)) and len(errors) == 1 and isinstance(errors[0], Boom) and not done
+
+
+def test_mapper_returning_none_mid_batch_is_a_type_error_after_the_prefix() -> None:
+    values, errors, _ = _collect(Flowable.range(0, 1000).hide().map(lambda x: None if x == 70 else x))
+    assert values == list(range(70)) and isinstance(errors[0], TypeError) and "map()" in str(errors[0])
+
+
+def test_predicate_failing_mid_batch() -> None:
+    def p(x: int) -> bool:
+        if x == 501:
+            raise Boom()
+        return x % 2 == 0
+
+    values, errors, _ = _collect(Flowable.range(0, 1000).hide().filter(p))
+    assert values == list(range(0, 501, 2)) and isinstance(errors[0], Boom)
+
+
+def test_no_user_function_runs_ahead_of_a_one_by_one_operator() -> None:
+    calls: list[int] = []
+
+    def f(x: int) -> int:
+        calls.append(x)
+        return x
+
+    ts = Flowable.range(0, 10**6).hide().map(f).take_while(lambda x: x < 10).test()
+    ts.assert_result(*range(10)).assert_no_violations()
+    assert len(calls) == 11
+
+
+def test_filter_batches_under_bounded_demand_request_replacements() -> None:
+    ts = Flowable.range(0, 10_000).hide().filter(lambda x: x % 7 == 0).observe_on(schedulers.single(), prefetch=16).test()
+    ts.await_done(10)
+    assert ts.values == [x for x in range(10_000) if x % 7 == 0]
+    ts.assert_complete().assert_no_violations()
+
+
+def test_foreign_subscriber_cancelling_mid_batch_gets_nothing_more() -> None:
+    class Cancels:
+        def __init__(self) -> None:
+            self.values: list[int] = []
+            self.s: Any = None
+
+        def on_subscribe(self, s: Any) -> None:
+            self.s = s
+            s.request(MAX_DEMAND)
+
+        def on_next(self, x: int) -> None:
+            self.values.append(x)
+            if len(self.values) == 3:
+                self.s.cancel()
+
+        def on_error(self, e: BaseException) -> None:
+            raise AssertionError(e)
+
+        def on_complete(self) -> None:
+            raise AssertionError("completed after cancel")
+
+    c = Cancels()
+    Flowable.range(0, 10_000).hide().map(lambda x: x + 1).subscribe(c)
+    assert c.values == [1, 2, 3]
+
+
+def test_aggregates_over_batches_match_one_by_one() -> None:
+    for f in (Flowable.range(0, 5000).hide(), Flowable.range(0, 5000).hide().map(lambda x: x)):
+        f.reduce(lambda a, b: a + b).test().assert_result(sum(range(5000))).assert_no_violations()
+        f.count().test().assert_result(5000).assert_no_violations()
+        f.to_list().test().assert_result(list(range(5000))).assert_no_violations()
+        f.any(lambda x: x == 4000).test().assert_result(True).assert_no_violations()
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        f.all(lambda x: x < 4000).subscribe(ts)
+        ts.request(1)
+        ts.assert_result(False).assert_no_violations()
