@@ -26,6 +26,9 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.host": "127.0.0.1",
     "spark.sql.shuffle.partitions": "4",
+    # local mode: the driver JVM is also the executor; 1g (Spark's default) loses large task results
+    # from the block manager under caching (TaskResultLost) - only applied when this module starts the JVM
+    "spark.driver.memory": "2g",
 }
 
 

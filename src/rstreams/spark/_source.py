@@ -85,16 +85,19 @@ class _Fetch:
             except Exception:  # pragma: no cover - best effort
                 pass
 
-    def close(self) -> None:
+    def close(self, cancel_jobs: bool = True) -> None:
+        """Stop: on cancel (or error) the job group's running jobs are cancelled; after a normal
+        completion nothing of ours runs, so only the iterator is closed."""
         if not self._closed.try_set():
             return
         with self._lock:
             it = self._it
             self._it = None
-        try:
-            self._df.sparkSession.sparkContext.cancelJobGroup(self._group)
-        except Exception as e:  # pragma: no cover
-            plugins.on_error(e, "from_dataframe: cancelling the Spark job group failed")
+        if cancel_jobs:
+            try:
+                self._df.sparkSession.sparkContext.cancelJobGroup(self._group)
+            except Exception as e:  # pragma: no cover
+                plugins.on_error(e, "from_dataframe: cancelling the Spark job group failed")
         close = getattr(it, "close", None)
         if close is not None:
             try:
@@ -118,7 +121,7 @@ class _CleanupSubscriber(BasicSubscriber[Any, Any]):
         super().on_error(error)
 
     def on_complete(self) -> None:
-        self._fetch.close()
+        self._fetch.close(cancel_jobs=False)
         super().on_complete()
 
     def cancel(self) -> None:
