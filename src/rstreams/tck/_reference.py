@@ -154,7 +154,10 @@ class _DrainSubscription(Generic[T]):
         self._schedule()
 
     def cancel(self) -> None:
-        self._cancelled = True  # rule 3.12; the drain loop drops the references (rule 3.13)
+        self._cancelled = True  # rule 3.12
+        # rule 3.13: drop the Subscriber at once, not when a (possibly queued) drain task runs; a
+        # running drain keeps only its local reference until its next cancelled check
+        self.subscriber = None
         self._schedule()
 
     def reject(self, error: BaseException) -> None:
