@@ -38,7 +38,7 @@ from .._base import none_result_error
 from .._flowable import Flowable
 from ..sources._basic import EmptyFlowable, JustFlowable
 from ._concat import NOOP_SUBSCRIBER
-from ._merge import _overflow
+from ._inner import overflow_error as _overflow
 
 __all__ = ["concat_map"]
 

@@ -10,13 +10,18 @@ drain. ``cancel`` detaches it from the parent (rule 3.13) and cancels the inner 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from ..._internal import plugins
-from ..._internal.subscriptions import CANCELLED
+from ..._internal.atomics import AtomicRef
+from ..._internal.requests import MAX_DEMAND
+from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription
+from ...errors import MissingBackpressureError
 
-__all__ = ["PrefetchInner", "InnerParent"]
+_MAX: Final = MAX_DEMAND
+
+__all__ = ["PrefetchInner", "InnerParent", "QueuedInner", "QueueParent", "overflow_error"]
 
 
 class InnerParent(Protocol):
@@ -83,3 +88,75 @@ class PrefetchInner:
     def cancel(self) -> None:
         self._parent = None
         self.upstream.cancel()
+
+
+class QueueParent(Protocol):
+    def drain(self) -> None: ...
+
+    def inner_error(self, error: BaseException) -> None: ...
+
+
+def overflow_error(op: str, prefetch: int) -> MissingBackpressureError:
+    return MissingBackpressureError(
+        f"{op}(): a source emitted more than the {prefetch} elements requested from it (rule 1.1); "
+        "put on_backpressure_buffer()/drop()/latest() on that source"
+    )
+
+
+class QueuedInner:
+    """Queues one source's elements for the parent's drain (merge, zip); the drain replenishes it
+    in batches (``replenish(n)``). A source that over-delivers (rule 1.1) ends the stream with
+    ``MissingBackpressureError``."""
+
+    _rs_no_wrap = True
+    __slots__ = ("_parent", "_op", "queue", "done", "consumed", "_upstream", "_prefetch", "_limit")
+
+    def __init__(self, parent: QueueParent, prefetch: int, op: str) -> None:
+        self._parent = parent
+        self._op = op
+        self.queue: deque[Any] = deque()  # SPSC: the source appends, the drain pops
+        self.done = False
+        self.consumed = 0  # drain-local
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if set_once(self._upstream, subscription, self._op):
+            subscription.request(self._prefetch)
+
+    def on_next(self, item: Any) -> None:
+        q = self.queue
+        q.append(item)
+        if len(q) > self._prefetch:  # the source broke rule 1.1 (RxJava: "queue is full")
+            self.cancel()
+            self.on_error(overflow_error(self._op, self._prefetch))
+            return
+        self._parent.drain()
+
+    def on_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error, f"{self._op}: a source signalled on_error after terminating")
+            return
+        self.done = True
+        self._parent.inner_error(error)
+
+    def on_complete(self) -> None:
+        self.done = True
+        self._parent.drain()
+
+    def replenish(self, n: int) -> None:
+        """Called by the drain after it consumed ``n`` more elements of this inner."""
+        if self._prefetch >= _MAX:
+            return
+        c = self.consumed + n
+        limit = self._limit
+        if c >= limit:
+            up = self._upstream.get()
+            if up is not None and up is not CANCELLED:
+                up.request(c)
+            c = 0
+        self.consumed = c
+
+    def cancel(self) -> None:
+        cancel(self._upstream)

@@ -29,82 +29,17 @@ from typing import Any, Final, TypeVar, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED, cancel, set_once
-from ..._spec import Publisher, Subscriber, Subscription
-from ...errors import MissingBackpressureError
+from ..._spec import Publisher, Subscriber
 from .._flowable import Flowable
 from ..sources._basic import NOTHING, scalar_value
 from ._concat import NOOP_SUBSCRIBER, as_flowable
+from ._inner import QueuedInner
 
 __all__ = ["merge"]
 
 T = TypeVar("T")
 
 _MAX: Final = MAX_DEMAND
-
-
-def _overflow(op: str, prefetch: int) -> MissingBackpressureError:
-    return MissingBackpressureError(
-        f"{op}(): a source emitted more than the {prefetch} elements requested from it (rule 1.1); "
-        "put on_backpressure_buffer()/drop()/latest() on that source"
-    )
-
-
-@final
-class _MergeInner:
-    """Queues one source's elements for the drain; replenished by the drain in batches."""
-
-    _rs_no_wrap = True
-    __slots__ = ("_parent", "queue", "done", "consumed", "_upstream", "_prefetch", "_limit")
-
-    def __init__(self, parent: _MergeSubscription, prefetch: int) -> None:
-        self._parent = parent
-        self.queue: deque[Any] = deque()  # SPSC: the source appends, the drain pops
-        self.done = False
-        self.consumed = 0  # drain-local
-        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
-        self._prefetch = prefetch
-        self._limit = prefetch - (prefetch >> 2)
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if set_once(self._upstream, subscription, "merge"):
-            subscription.request(self._prefetch)
-
-    def on_next(self, item: Any) -> None:
-        q = self.queue
-        q.append(item)
-        if len(q) > self._prefetch:  # the source broke rule 1.1 (RxJava: "queue is full")
-            self.cancel()
-            self.on_error(_overflow("merge", self._prefetch))
-            return
-        self._parent.drain()
-
-    def on_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error, "merge: a source signalled on_error after terminating")
-            return
-        self.done = True
-        self._parent.inner_error(error)
-
-    def on_complete(self) -> None:
-        self.done = True
-        self._parent.drain()
-
-    def replenish(self, n: int) -> None:
-        """Called by the drain after it consumed ``n`` more elements of this inner."""
-        if self._prefetch >= _MAX:
-            return
-        c = self.consumed + n
-        limit = self._limit
-        if c >= limit:
-            up = self._upstream.get()
-            if up is not None and up is not CANCELLED:
-                up.request(c)
-            c = 0
-        self.consumed = c
-
-    def cancel(self) -> None:
-        cancel(self._upstream)
 
 
 class _MergeSubscription:
@@ -132,7 +67,7 @@ class _MergeSubscription:
         self._next_index = 0  # drain-local: the next source to subscribe
         self._max_concurrency = max_concurrency
         self._prefetch = prefetch
-        self._inners: list[_MergeInner] = []  # drain-local: the running inners
+        self._inners: list[QueuedInner] = []  # drain-local: the running inners
         self._scalars: deque[Any] = deque()  # drain-local: values of just(x) sources
         self._start = 0  # drain-local: round-robin start
         self._requested = AtomicInt(0)  # rule 1.1 (race: request vs drain)
@@ -276,7 +211,7 @@ class _MergeSubscription:
                 if v is not NOTHING:
                     self._scalars.append(v)
                 continue
-            inner = _MergeInner(self, self._prefetch)
+            inner = QueuedInner(self, self._prefetch, "merge")
             inners.append(inner)
             src.subscribe(inner)
             if inner.queue or inner.done:

@@ -22,77 +22,24 @@ Over synchronous fused sources, zip folds at assembly time into builtin ``zip``/
 from __future__ import annotations
 
 import builtins
-from collections import deque
 from collections.abc import Callable, Iterator
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED, cancel, set_once
-from ..._spec import Subscriber, Subscription
+from ..._spec import Subscriber
 from .._base import none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer
 from ._concat import NOOP_SUBSCRIBER, as_flowable
-from ._merge import _overflow
+from ._inner import QueuedInner
 
 __all__ = ["zip_"]
 
 T = TypeVar("T")
 
 _MAX: Final = MAX_DEMAND
-
-
-@final
-class _ZipInner:
-    _rs_no_wrap = True
-    __slots__ = ("_parent", "queue", "done", "consumed", "_upstream", "_prefetch", "_limit")
-
-    def __init__(self, parent: _ZipCoordinator, prefetch: int) -> None:
-        self._parent = parent
-        self.queue: deque[Any] = deque()  # SPSC: the source appends, the drain pops
-        self.done = False
-        self.consumed = 0  # drain-local
-        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
-        self._prefetch = prefetch
-        self._limit = prefetch - (prefetch >> 2)
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if set_once(self._upstream, subscription, "zip"):
-            subscription.request(self._prefetch)
-
-    def on_next(self, item: Any) -> None:
-        q = self.queue
-        q.append(item)
-        if len(q) > self._prefetch:  # the source broke rule 1.1 (RxJava: "queue is full")
-            self.cancel()
-            self.on_error(_overflow("zip", self._prefetch))
-            return
-        self._parent.drain()
-
-    def on_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error, "zip: a source signalled on_error after terminating")
-            return
-        self.done = True
-        self._parent.fail(error)
-
-    def on_complete(self) -> None:
-        self.done = True
-        self._parent.drain()
-
-    def replenish_one(self) -> None:
-        c = self.consumed + 1
-        if c == self._limit:
-            c = 0
-            up = self._upstream.get()
-            if up is not None and up is not CANCELLED:
-                up.request(self._limit)
-        self.consumed = c
-
-    def cancel(self) -> None:
-        cancel(self._upstream)
 
 
 @final
@@ -103,7 +50,7 @@ class _ZipCoordinator:
     def __init__(self, downstream: Subscriber[Any], zipper: Callable[..., Any] | None, n: int, prefetch: int) -> None:
         self._downstream: Subscriber[Any] = downstream
         self._zipper = zipper
-        self._inners = [_ZipInner(self, prefetch) for _ in range(n)]
+        self._inners = [QueuedInner(self, prefetch, "zip") for _ in range(n)]
         self._requested = AtomicInt(0)  # rule 1.1 (race: request vs drain)
         self._wip = AtomicInt(0)  # queue-drain: one drainer at a time (rule 1.3)
         self._error: AtomicRef[BaseException | None] = AtomicRef(None)  # first error wins
@@ -120,6 +67,9 @@ class _ZipCoordinator:
             self.drain()
         else:
             plugins.on_error(error, "zip: error after termination or a first error")
+
+    def inner_error(self, error: BaseException) -> None:
+        self.fail(error)
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -204,7 +154,7 @@ class _ZipCoordinator:
                     self._downstream.on_next(row)
                 e += 1
                 for inner in inners:
-                    inner.replenish_one()
+                    inner.replenish(1)
             if e and r < _MAX:
                 produced(requested, e)
             missed = self._wip.add_and_get(-missed)
