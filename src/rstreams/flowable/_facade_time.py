@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
+from ._lazy import lazy_function
+
 if TYPE_CHECKING:
     from .._spec import Publisher
     from ..retry import RetrySpec
@@ -21,6 +23,54 @@ if TYPE_CHECKING:
     from ._flowable import Flowable
     from .operators._group_by import GroupedFlowable
     from .operators._time_timestamp import Timed
+
+# Operator implementations, imported on first use (``import rstreams`` stays light). A
+# ``from ... import`` statement inside each method cost ~2 us per call on CPython 3.11 (a
+# failed ``__path__`` lookup formats an AttributeError every time): more than building most
+# operators, and paid per element by code that assembles inner Flowables in flat_map.
+if TYPE_CHECKING:
+    from .operators._buffer_timed import buffer_timed as _i_buffer_timed
+    from .operators._group_by import group_by as _i_group_by
+    from .operators._retry_when import repeat_when as _i_repeat_when
+    from .operators._retry_when import retry_when as _i_retry_when
+    from .operators._time_delay import delay as _i_delay
+    from .operators._time_delay import delay_subscription as _i_delay_subscription
+    from .operators._time_sources import interval as _i_interval
+    from .operators._time_sources import timer as _i_timer
+    from .operators._time_take_skip import skip_for as _i_skip_for
+    from .operators._time_take_skip import take_for as _i_take_for
+    from .operators._time_throttle import debounce as _i_debounce
+    from .operators._time_throttle import sample as _i_sample
+    from .operators._time_throttle import throttle_first as _i_throttle_first
+    from .operators._time_throttle import throttle_latest as _i_throttle_latest
+    from .operators._time_timeout import timeout as _i_timeout
+    from .operators._time_timeout import timeout_selector as _i_timeout_selector
+    from .operators._time_timestamp import time_interval as _i_time_interval
+    from .operators._time_timestamp import timestamp as _i_timestamp
+    from .operators._window import window as _i_window
+    from .operators._window import window_timed as _i_window_timed
+else:
+    _i_buffer_timed = lazy_function(".operators._buffer_timed", "buffer_timed", "_i_buffer_timed", globals())
+    _i_debounce = lazy_function(".operators._time_throttle", "debounce", "_i_debounce", globals())
+    _i_delay = lazy_function(".operators._time_delay", "delay", "_i_delay", globals())
+    _i_delay_subscription = lazy_function(".operators._time_delay", "delay_subscription", "_i_delay_subscription", globals())
+    _i_group_by = lazy_function(".operators._group_by", "group_by", "_i_group_by", globals())
+    _i_interval = lazy_function(".operators._time_sources", "interval", "_i_interval", globals())
+    _i_repeat_when = lazy_function(".operators._retry_when", "repeat_when", "_i_repeat_when", globals())
+    _i_retry_when = lazy_function(".operators._retry_when", "retry_when", "_i_retry_when", globals())
+    _i_sample = lazy_function(".operators._time_throttle", "sample", "_i_sample", globals())
+    _i_skip_for = lazy_function(".operators._time_take_skip", "skip_for", "_i_skip_for", globals())
+    _i_take_for = lazy_function(".operators._time_take_skip", "take_for", "_i_take_for", globals())
+    _i_throttle_first = lazy_function(".operators._time_throttle", "throttle_first", "_i_throttle_first", globals())
+    _i_throttle_latest = lazy_function(".operators._time_throttle", "throttle_latest", "_i_throttle_latest", globals())
+    _i_time_interval = lazy_function(".operators._time_timestamp", "time_interval", "_i_time_interval", globals())
+    _i_timeout = lazy_function(".operators._time_timeout", "timeout", "_i_timeout", globals())
+    _i_timeout_selector = lazy_function(".operators._time_timeout", "timeout_selector", "_i_timeout_selector", globals())
+    _i_timer = lazy_function(".operators._time_sources", "timer", "_i_timer", globals())
+    _i_timestamp = lazy_function(".operators._time_timestamp", "timestamp", "_i_timestamp", globals())
+    _i_window = lazy_function(".operators._window", "window", "_i_window", globals())
+    _i_window_timed = lazy_function(".operators._window", "window_timed", "_i_window_timed", globals())
+
 
 __all__ = ["TimeOperatorsMixin"]
 
@@ -55,9 +105,7 @@ class TimeOperatorsMixin(Generic[T]):
         ``on_backpressure_latest()`` or ``on_backpressure_buffer()`` after it for slow consumers.
         Scheduler: ticks are emitted on a worker of ``scheduler`` (default: computation).
         """
-        from .operators._time_sources import interval
-
-        return interval(period, initial_delay, scheduler)
+        return _i_interval(period, initial_delay, scheduler)
 
     @staticmethod
     def timer(delay: float, scheduler: Scheduler | None = None) -> Flowable[int]:
@@ -74,9 +122,7 @@ class TimeOperatorsMixin(Generic[T]):
         Scheduler: the 0 is emitted on a worker of ``scheduler`` (or on the requesting thread, when
         the request comes after the delay).
         """
-        from .operators._time_sources import timer
-
-        return timer(delay, scheduler)
+        return _i_timer(delay, scheduler)
 
     # ------------------------------------------------------------------------------------------
     # Shifting in time
@@ -97,9 +143,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: requests pass straight upstream; nothing is dropped.
         Scheduler: signals are emitted on a worker of ``scheduler``, serially and in order.
         """
-        from .operators._time_delay import delay
-
-        return delay(_f(self), duration, scheduler, delay_error)
+        return _i_delay(_f(self), duration, scheduler, delay_error)
 
     def delay_subscription(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
         """Subscribe to this Flowable only after ``duration`` seconds.
@@ -113,9 +157,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: requests made before the subscription are remembered and forwarded.
         Scheduler: the source is subscribed on a worker of ``scheduler``.
         """
-        from .operators._time_delay import delay_subscription
-
-        return delay_subscription(_f(self), duration, scheduler)
+        return _i_delay_subscription(_f(self), duration, scheduler)
 
     # ------------------------------------------------------------------------------------------
     # Rate limiting
@@ -135,9 +177,7 @@ class TimeOperatorsMixin(Generic[T]):
         Scheduler: elements are emitted on a worker of ``scheduler``; the last one and the terminal
         signals on the upstream's thread.
         """
-        from .operators._time_throttle import debounce
-
-        return debounce(_f(self), duration, scheduler)
+        return _i_debounce(_f(self), duration, scheduler)
 
     def sample(
         self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False
@@ -155,9 +195,7 @@ class TimeOperatorsMixin(Generic[T]):
         demand it signals ``MissingBackpressureError``.
         Scheduler: samples are emitted on a worker of ``scheduler``.
         """
-        from .operators._time_throttle import sample
-
-        return sample(_f(self), period, scheduler, emit_last)
+        return _i_sample(_f(self), period, scheduler, emit_last)
 
     def throttle_last(
         self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False
@@ -171,9 +209,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: as ``sample`` (``MissingBackpressureError`` when a sample finds no demand).
         Scheduler: samples are emitted on a worker of ``scheduler``.
         """
-        from .operators._time_throttle import sample
-
-        return sample(_f(self), period, scheduler, emit_last, op="throttle_last")
+        return _i_sample(_f(self), period, scheduler, emit_last, op="throttle_last")
 
     def throttle_first(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
         """Emit an element, then drop the elements of the next ``duration`` seconds.
@@ -188,9 +224,7 @@ class TimeOperatorsMixin(Generic[T]):
         downstream has no demand ends the stream with ``MissingBackpressureError``.
         Scheduler: elements are emitted on the upstream's thread; the worker only times the windows.
         """
-        from .operators._time_throttle import throttle_first
-
-        return throttle_first(_f(self), duration, scheduler)
+        return _i_throttle_first(_f(self), duration, scheduler)
 
     def throttle_latest(
         self, duration: float, scheduler: Scheduler | None = None, emit_last: bool = False
@@ -208,9 +242,7 @@ class TimeOperatorsMixin(Generic[T]):
         stream with ``MissingBackpressureError``.
         Scheduler: emits on the upstream's thread (first element) or the worker (window ends).
         """
-        from .operators._time_throttle import throttle_latest
-
-        return throttle_latest(_f(self), duration, scheduler, emit_last)
+        return _i_throttle_latest(_f(self), duration, scheduler, emit_last)
 
     # ------------------------------------------------------------------------------------------
     # Timeouts
@@ -236,9 +268,7 @@ class TimeOperatorsMixin(Generic[T]):
         Scheduler: the timer runs on a worker of ``scheduler``; a TimeoutError or the fallback's
         signals come from that worker.
         """
-        from .operators._time_timeout import timeout
-
-        return timeout(_f(self), duration, fallback, scheduler)
+        return _i_timeout(_f(self), duration, fallback, scheduler)
 
     def timeout_selector(
         self,
@@ -259,9 +289,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: requests pass through; the fallback is asked for the unfulfilled demand.
         Scheduler: none of its own; signals come from the source or the timeout Publishers.
         """
-        from .operators._time_timeout import timeout_selector
-
-        return timeout_selector(_f(self), first_timeout, item_timeout, fallback)
+        return _i_timeout_selector(_f(self), first_timeout, item_timeout, fallback)
 
     # ------------------------------------------------------------------------------------------
     # Time of elements
@@ -277,9 +305,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: one-to-one; requests pass through.
         Scheduler: only its clock is read; signals stay on the upstream's thread.
         """
-        from .operators._time_timestamp import timestamp
-
-        return timestamp(_f(self), scheduler)
+        return _i_timestamp(_f(self), scheduler)
 
     def time_interval(self, scheduler: Scheduler | None = None) -> Flowable[Timed[T]]:
         """Pair every element with the seconds since the previous one (or since the subscription):
@@ -293,9 +319,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: one-to-one; requests pass through.
         Scheduler: only its clock is read; signals stay on the upstream's thread.
         """
-        from .operators._time_timestamp import time_interval
-
-        return time_interval(_f(self), scheduler)
+        return _i_time_interval(_f(self), scheduler)
 
     def take_for(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
         """Relay elements for ``duration`` seconds after subscribing, then cancel and complete
@@ -310,9 +334,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: requests pass through.
         Scheduler: the completion comes from a worker of ``scheduler``; elements from the upstream.
         """
-        from .operators._time_take_skip import take_for
-
-        return take_for(_f(self), duration, scheduler)
+        return _i_take_for(_f(self), duration, scheduler)
 
     def skip_for(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
         """Drop the elements of the first ``duration`` seconds (RxJava's ``skip(time, unit)``).
@@ -326,9 +348,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: every dropped element is replaced by ``request(1)`` upstream.
         Scheduler: elements stay on the upstream's thread; the worker only times the window.
         """
-        from .operators._time_take_skip import skip_for
-
-        return skip_for(_f(self), duration, scheduler)
+        return _i_skip_for(_f(self), duration, scheduler)
 
     # ------------------------------------------------------------------------------------------
     # Grouping and windows
@@ -362,9 +382,7 @@ class TimeOperatorsMixin(Generic[T]):
         upstream waits for the slow group, and a subscribed group that never requests stalls all.
         Scheduler: none; groups emit on the upstream's thread or their subscriber's requesting thread.
         """
-        from .operators._group_by import group_by
-
-        return group_by(_f(self), key_fn, value_fn, buffer_size, slow_group)
+        return _i_group_by(_f(self), key_fn, value_fn, buffer_size, slow_group)
 
     def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]:
         """Split into windows (Flowables) of ``count`` elements, a new one every ``skip`` elements
@@ -379,9 +397,7 @@ class TimeOperatorsMixin(Generic[T]):
         buffers at most ``count`` elements for its subscriber. Each window can be subscribed once.
         Scheduler: none; signals stay on the upstream's thread (or the window subscriber's).
         """
-        from .operators._window import window
-
-        return window(_f(self), count, skip)
+        return _i_window(_f(self), count, skip)
 
     def window_timed(
         self, duration: float, count: int | None = None, scheduler: Scheduler | None = None
@@ -401,9 +417,7 @@ class TimeOperatorsMixin(Generic[T]):
         its elements until its subscriber requests them.
         Scheduler: windows open and close on a worker of ``scheduler``.
         """
-        from .operators._window import window_timed
-
-        return window_timed(_f(self), duration, count, scheduler)
+        return _i_window_timed(_f(self), duration, count, scheduler)
 
     def buffer_timed(
         self, duration: float, count: int | None = None, scheduler: Scheduler | None = None
@@ -425,9 +439,7 @@ class TimeOperatorsMixin(Generic[T]):
         Scheduler: lists are emitted on a worker of ``scheduler`` (timer) or the upstream's thread
         (``count`` reached, completion).
         """
-        from .operators._buffer_timed import buffer_timed
-
-        return buffer_timed(_f(self), duration, count, scheduler)
+        return _i_buffer_timed(_f(self), duration, count, scheduler)
 
     # ------------------------------------------------------------------------------------------
     # Retry and repeat with logic
@@ -449,9 +461,7 @@ class TimeOperatorsMixin(Generic[T]):
         Scheduler: resubscribes on the thread where the handler's Publisher signals; trampolined
         (no stack growth with synchronous sources).
         """
-        from .operators._retry_when import retry_when
-
-        return retry_when(_f(self), handler)
+        return _i_retry_when(_f(self), handler)
 
     def repeat_when(self, handler: Callable[[Flowable[Any]], Publisher[Any]]) -> Flowable[T]:
         """Resubscribe on completion as the handler decides: ``handler`` gets a Flowable that emits
@@ -465,9 +475,7 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: unfulfilled demand carries over to the next subscription.
         Scheduler: resubscribes on the thread where the handler's Publisher signals; trampolined.
         """
-        from .operators._retry_when import repeat_when
-
-        return repeat_when(_f(self), handler)
+        return _i_repeat_when(_f(self), handler)
 
     def retry_policy(self, policy: RetrySpec) -> Flowable[T]:
         """Retry with a declarative policy from :mod:`rstreams.retry`.
@@ -482,6 +490,4 @@ class TimeOperatorsMixin(Generic[T]):
         Backpressure: as :meth:`retry_when`.
         Scheduler: backoff delays run on the policy's scheduler (default: computation).
         """
-        from .operators._retry_when import retry_when
-
-        return retry_when(_f(self), policy)
+        return _i_retry_when(_f(self), policy)

@@ -21,6 +21,7 @@ from ..errors import NoneElementError
 from ._enums import NOTSET, BackpressureOverflow, BackpressureStrategy
 from ._facade_aio import AsyncioMixin
 from ._facade_time import TimeOperatorsMixin
+from ._lazy import lazy_function
 
 if TYPE_CHECKING:
     from ..schedulers import Scheduler
@@ -28,6 +29,180 @@ if TYPE_CHECKING:
     from ._fused import Fusion
     from ._parallel import ParallelFlowable
     from .operators._multicast import ConnectableFlowable
+
+# Operator implementations, imported on first use (``import rstreams`` stays light). A
+# ``from ... import`` statement inside each method cost ~2 us per call on CPython 3.11 (a
+# failed ``__path__`` lookup formats an AttributeError every time): more than building most
+# operators, and paid per element by code that assembles inner Flowables in flat_map.
+if TYPE_CHECKING:
+    from ._parallel import parallel as _i_parallel
+    from .operators._aggregate import all_ as _i_all_
+    from .operators._aggregate import any_ as _i_any_
+    from .operators._aggregate import collect as _i_collect
+    from .operators._aggregate import contains as _i_contains
+    from .operators._aggregate import count as _i_count
+    from .operators._aggregate import reduce as _i_reduce
+    from .operators._aggregate import to_dict as _i_to_dict
+    from .operators._aggregate import to_list as _i_to_list
+    from .operators._amb import amb as _i_amb
+    from .operators._amb import skip_until as _i_skip_until
+    from .operators._backpressure import on_backpressure_buffer as _i_on_backpressure_buffer
+    from .operators._backpressure import on_backpressure_drop as _i_on_backpressure_drop
+    from .operators._backpressure import on_backpressure_latest as _i_on_backpressure_latest
+    from .operators._backpressure import rebatch_requests as _i_rebatch_requests
+    from .operators._blocking import blocking_first as _i_blocking_first
+    from .operators._blocking import blocking_iterable as _i_blocking_iterable
+    from .operators._blocking import blocking_last as _i_blocking_last
+    from .operators._blocking import blocking_subscribe as _i_blocking_subscribe
+    from .operators._blocking import to_future as _i_to_future
+    from .operators._buffer import buffer as _i_buffer
+    from .operators._combine_latest import combine_latest as _i_combine_latest
+    from .operators._combine_latest import with_latest_from as _i_with_latest_from
+    from .operators._concat import concat as _i_concat
+    from .operators._concat import concat_with as _i_concat_with
+    from .operators._concat import start_with as _i_start_with
+    from .operators._concat import switch_if_empty as _i_switch_if_empty
+    from .operators._concat_map import concat_map as _i_concat_map
+    from .operators._concat_map_eager import concat_map_eager as _i_concat_map_eager
+    from .operators._default_if_empty import default_if_empty as _i_default_if_empty
+    from .operators._default_if_empty import ignore_elements as _i_ignore_elements
+    from .operators._distinct import distinct as _i_distinct
+    from .operators._distinct import distinct_until_changed as _i_distinct_until_changed
+    from .operators._do_on import do_finally as _i_do_finally
+    from .operators._do_on import do_on_cancel as _i_do_on_cancel
+    from .operators._do_on import do_on_complete as _i_do_on_complete
+    from .operators._do_on import do_on_error as _i_do_on_error
+    from .operators._do_on import do_on_next as _i_do_on_next
+    from .operators._do_on import do_on_request as _i_do_on_request
+    from .operators._do_on import do_on_subscribe as _i_do_on_subscribe
+    from .operators._element_at import element_at as _i_element_at
+    from .operators._element_at import element_at_or_error as _i_element_at_or_error
+    from .operators._element_at import first as _i_first
+    from .operators._element_at import last as _i_last
+    from .operators._flat_map import flat_map as _i_flat_map
+    from .operators._flat_map_iterable import flat_map_iterable as _i_flat_map_iterable
+    from .operators._lift import lift as _i_lift
+    from .operators._map_filter import filter_ as _i_filter_
+    from .operators._map_filter import hide as _i_hide
+    from .operators._map_filter import map_ as _i_map_
+    from .operators._merge import merge as _i_merge
+    from .operators._multicast import cache as _i_cache
+    from .operators._multicast import publish as _i_publish
+    from .operators._multicast import replay as _i_replay
+    from .operators._multicast import share as _i_share
+    from .operators._observe_on import observe_on as _i_observe_on
+    from .operators._on_error import on_error_complete as _i_on_error_complete
+    from .operators._on_error import on_error_resume_next as _i_on_error_resume_next
+    from .operators._on_error import on_error_return as _i_on_error_return
+    from .operators._retry_repeat import repeat as _i_repeat
+    from .operators._retry_repeat import retry as _i_retry
+    from .operators._scan import scan as _i_scan
+    from .operators._skip_last import skip_last as _i_skip_last
+    from .operators._skip_while import skip_while as _i_skip_while
+    from .operators._subscribe_on import subscribe_on as _i_subscribe_on
+    from .operators._switch_map import switch_map as _i_switch_map
+    from .operators._take_last import take_last as _i_take_last
+    from .operators._take_skip import skip as _i_skip
+    from .operators._take_skip import take as _i_take
+    from .operators._take_while import take_until as _i_take_until
+    from .operators._take_while import take_while as _i_take_while
+    from .operators._zip import zip_ as _i_zip_
+    from .sources._basic import defer as _i_defer
+    from .sources._basic import error as _i_make_error
+    from .sources._basic import from_callable as _i_from_callable
+    from .sources._basic import from_iterable as _i_from_iterable
+    from .sources._basic import from_publisher as _i_from_publisher
+    from .sources._basic import never as _i_never
+    from .sources._basic import range_ as _i_range_
+    from .sources._create import create as _i_create
+    from .sources._future import from_future as _i_from_future
+    from .sources._generate import generate as _i_generate
+    from .sources._using import using as _i_using
+else:
+    _i_all_ = lazy_function(".operators._aggregate", "all_", "_i_all_", globals())
+    _i_amb = lazy_function(".operators._amb", "amb", "_i_amb", globals())
+    _i_any_ = lazy_function(".operators._aggregate", "any_", "_i_any_", globals())
+    _i_blocking_first = lazy_function(".operators._blocking", "blocking_first", "_i_blocking_first", globals())
+    _i_blocking_iterable = lazy_function(".operators._blocking", "blocking_iterable", "_i_blocking_iterable", globals())
+    _i_blocking_last = lazy_function(".operators._blocking", "blocking_last", "_i_blocking_last", globals())
+    _i_blocking_subscribe = lazy_function(".operators._blocking", "blocking_subscribe", "_i_blocking_subscribe", globals())
+    _i_buffer = lazy_function(".operators._buffer", "buffer", "_i_buffer", globals())
+    _i_cache = lazy_function(".operators._multicast", "cache", "_i_cache", globals())
+    _i_collect = lazy_function(".operators._aggregate", "collect", "_i_collect", globals())
+    _i_combine_latest = lazy_function(".operators._combine_latest", "combine_latest", "_i_combine_latest", globals())
+    _i_concat = lazy_function(".operators._concat", "concat", "_i_concat", globals())
+    _i_concat_map = lazy_function(".operators._concat_map", "concat_map", "_i_concat_map", globals())
+    _i_concat_map_eager = lazy_function(".operators._concat_map_eager", "concat_map_eager", "_i_concat_map_eager", globals())
+    _i_concat_with = lazy_function(".operators._concat", "concat_with", "_i_concat_with", globals())
+    _i_contains = lazy_function(".operators._aggregate", "contains", "_i_contains", globals())
+    _i_count = lazy_function(".operators._aggregate", "count", "_i_count", globals())
+    _i_create = lazy_function(".sources._create", "create", "_i_create", globals())
+    _i_default_if_empty = lazy_function(".operators._default_if_empty", "default_if_empty", "_i_default_if_empty", globals())
+    _i_defer = lazy_function(".sources._basic", "defer", "_i_defer", globals())
+    _i_distinct = lazy_function(".operators._distinct", "distinct", "_i_distinct", globals())
+    _i_distinct_until_changed = lazy_function(".operators._distinct", "distinct_until_changed", "_i_distinct_until_changed", globals())
+    _i_do_finally = lazy_function(".operators._do_on", "do_finally", "_i_do_finally", globals())
+    _i_do_on_cancel = lazy_function(".operators._do_on", "do_on_cancel", "_i_do_on_cancel", globals())
+    _i_do_on_complete = lazy_function(".operators._do_on", "do_on_complete", "_i_do_on_complete", globals())
+    _i_do_on_error = lazy_function(".operators._do_on", "do_on_error", "_i_do_on_error", globals())
+    _i_do_on_next = lazy_function(".operators._do_on", "do_on_next", "_i_do_on_next", globals())
+    _i_do_on_request = lazy_function(".operators._do_on", "do_on_request", "_i_do_on_request", globals())
+    _i_do_on_subscribe = lazy_function(".operators._do_on", "do_on_subscribe", "_i_do_on_subscribe", globals())
+    _i_element_at = lazy_function(".operators._element_at", "element_at", "_i_element_at", globals())
+    _i_element_at_or_error = lazy_function(".operators._element_at", "element_at_or_error", "_i_element_at_or_error", globals())
+    _i_filter_ = lazy_function(".operators._map_filter", "filter_", "_i_filter_", globals())
+    _i_first = lazy_function(".operators._element_at", "first", "_i_first", globals())
+    _i_flat_map = lazy_function(".operators._flat_map", "flat_map", "_i_flat_map", globals())
+    _i_flat_map_iterable = lazy_function(".operators._flat_map_iterable", "flat_map_iterable", "_i_flat_map_iterable", globals())
+    _i_from_callable = lazy_function(".sources._basic", "from_callable", "_i_from_callable", globals())
+    _i_from_future = lazy_function(".sources._future", "from_future", "_i_from_future", globals())
+    _i_from_iterable = lazy_function(".sources._basic", "from_iterable", "_i_from_iterable", globals())
+    _i_from_publisher = lazy_function(".sources._basic", "from_publisher", "_i_from_publisher", globals())
+    _i_generate = lazy_function(".sources._generate", "generate", "_i_generate", globals())
+    _i_hide = lazy_function(".operators._map_filter", "hide", "_i_hide", globals())
+    _i_ignore_elements = lazy_function(".operators._default_if_empty", "ignore_elements", "_i_ignore_elements", globals())
+    _i_last = lazy_function(".operators._element_at", "last", "_i_last", globals())
+    _i_lift = lazy_function(".operators._lift", "lift", "_i_lift", globals())
+    _i_make_error = lazy_function(".sources._basic", "error", "_i_make_error", globals())
+    _i_map_ = lazy_function(".operators._map_filter", "map_", "_i_map_", globals())
+    _i_merge = lazy_function(".operators._merge", "merge", "_i_merge", globals())
+    _i_never = lazy_function(".sources._basic", "never", "_i_never", globals())
+    _i_observe_on = lazy_function(".operators._observe_on", "observe_on", "_i_observe_on", globals())
+    _i_on_backpressure_buffer = lazy_function(".operators._backpressure", "on_backpressure_buffer", "_i_on_backpressure_buffer", globals())
+    _i_on_backpressure_drop = lazy_function(".operators._backpressure", "on_backpressure_drop", "_i_on_backpressure_drop", globals())
+    _i_on_backpressure_latest = lazy_function(".operators._backpressure", "on_backpressure_latest", "_i_on_backpressure_latest", globals())
+    _i_on_error_complete = lazy_function(".operators._on_error", "on_error_complete", "_i_on_error_complete", globals())
+    _i_on_error_resume_next = lazy_function(".operators._on_error", "on_error_resume_next", "_i_on_error_resume_next", globals())
+    _i_on_error_return = lazy_function(".operators._on_error", "on_error_return", "_i_on_error_return", globals())
+    _i_parallel = lazy_function("._parallel", "parallel", "_i_parallel", globals())
+    _i_publish = lazy_function(".operators._multicast", "publish", "_i_publish", globals())
+    _i_range_ = lazy_function(".sources._basic", "range_", "_i_range_", globals())
+    _i_rebatch_requests = lazy_function(".operators._backpressure", "rebatch_requests", "_i_rebatch_requests", globals())
+    _i_reduce = lazy_function(".operators._aggregate", "reduce", "_i_reduce", globals())
+    _i_repeat = lazy_function(".operators._retry_repeat", "repeat", "_i_repeat", globals())
+    _i_replay = lazy_function(".operators._multicast", "replay", "_i_replay", globals())
+    _i_retry = lazy_function(".operators._retry_repeat", "retry", "_i_retry", globals())
+    _i_scan = lazy_function(".operators._scan", "scan", "_i_scan", globals())
+    _i_share = lazy_function(".operators._multicast", "share", "_i_share", globals())
+    _i_skip = lazy_function(".operators._take_skip", "skip", "_i_skip", globals())
+    _i_skip_last = lazy_function(".operators._skip_last", "skip_last", "_i_skip_last", globals())
+    _i_skip_until = lazy_function(".operators._amb", "skip_until", "_i_skip_until", globals())
+    _i_skip_while = lazy_function(".operators._skip_while", "skip_while", "_i_skip_while", globals())
+    _i_start_with = lazy_function(".operators._concat", "start_with", "_i_start_with", globals())
+    _i_subscribe_on = lazy_function(".operators._subscribe_on", "subscribe_on", "_i_subscribe_on", globals())
+    _i_switch_if_empty = lazy_function(".operators._concat", "switch_if_empty", "_i_switch_if_empty", globals())
+    _i_switch_map = lazy_function(".operators._switch_map", "switch_map", "_i_switch_map", globals())
+    _i_take = lazy_function(".operators._take_skip", "take", "_i_take", globals())
+    _i_take_last = lazy_function(".operators._take_last", "take_last", "_i_take_last", globals())
+    _i_take_until = lazy_function(".operators._take_while", "take_until", "_i_take_until", globals())
+    _i_take_while = lazy_function(".operators._take_while", "take_while", "_i_take_while", globals())
+    _i_to_dict = lazy_function(".operators._aggregate", "to_dict", "_i_to_dict", globals())
+    _i_to_future = lazy_function(".operators._blocking", "to_future", "_i_to_future", globals())
+    _i_to_list = lazy_function(".operators._aggregate", "to_list", "_i_to_list", globals())
+    _i_using = lazy_function(".sources._using", "using", "_i_using", globals())
+    _i_with_latest_from = lazy_function(".operators._combine_latest", "with_latest_from", "_i_with_latest_from", globals())
+    _i_zip_ = lazy_function(".operators._zip", "zip_", "_i_zip_", globals())
+
 
 __all__ = ["Flowable"]
 
@@ -174,9 +349,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: whatever the custom operator does.
         """
-        from .operators._lift import lift
-
-        return lift(self, operator)
+        return _i_lift(self, operator)
 
     def to(self, converter: Callable[[Flowable[T]], R]) -> R:
         """Convert this Flowable with ``converter`` (fluent conversion to anything)."""
@@ -192,9 +365,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: passes requests through.
         """
-        from .operators._map_filter import hide
-
-        return hide(self)
+        return _i_hide(self)
 
     # ------------------------------------------------------------------------------------------
     # Sources
@@ -229,9 +400,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.error(ValueError("x")).test().assert_error(ValueError, match="x")
         """
-        from .sources._basic import error as make_error
-
-        return make_error(error)
+        return _i_make_error(error)
 
     @staticmethod
     def never() -> Flowable[Any]:
@@ -241,9 +410,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.never().test().assert_empty()
         """
-        from .sources._basic import never
-
-        return never()
+        return _i_never()
 
     @staticmethod
     def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
@@ -256,9 +423,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: pull-driven, one ``next()`` per requested element; fuses with the stateless
         operators that follow it.
         """
-        from .sources._basic import from_iterable
-
-        return from_iterable(iterable)
+        return _i_from_iterable(iterable)
 
     @staticmethod
     def range(start: int, count: int) -> Flowable[int]:
@@ -270,9 +435,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: emits only what is requested; a fast path when demand is unbounded.
         """
-        from .sources._basic import range_
-
-        return range_(start, count)
+        return _i_range_(start, count)
 
     @staticmethod
     def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
@@ -282,9 +445,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.defer(lambda: Flowable.just(time.time()))
         """
-        from .sources._basic import defer
-
-        return defer(supplier)
+        return _i_defer(supplier)
 
     @staticmethod
     def from_callable(fn: Callable[[], T]) -> Flowable[T]:
@@ -298,9 +459,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         requested. A raising ``fn`` signals its error; a ``None`` result signals TypeError.
         Wrap it in ``defer``/``subscribe_on`` to move slow work off the subscribing thread.
         """
-        from .sources._basic import from_callable
-
-        return from_callable(fn)
+        return _i_from_callable(fn)
 
     @staticmethod
     def from_publisher(publisher: Publisher[T]) -> Flowable[T]:
@@ -310,9 +469,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.from_publisher(my_publisher).map(str)
         """
-        from .sources._basic import from_publisher
-
-        return from_publisher(publisher)
+        return _i_from_publisher(publisher)
 
     @staticmethod
     def from_future(future: concurrent.futures.Future[T], timeout: float | None = None) -> Flowable[T]:
@@ -327,9 +484,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         thread that completes the future (no thread is blocked). ``timeout`` seconds without a
         result signals ``TimeoutError``; cancelling the subscription does not cancel the future.
         """
-        from .sources._future import from_future
-
-        return from_future(future, timeout)
+        return _i_from_future(future, timeout)
 
     @staticmethod
     def generate(
@@ -350,9 +505,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: honoured exactly: the generator only runs when there is demand.
         """
-        from .sources._generate import generate
-
-        return generate(state_fn, generator_fn, dispose_fn)
+        return _i_generate(state_fn, generator_fn, dispose_fn)
 
     @staticmethod
     def create(
@@ -373,9 +526,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: per ``strategy`` (BUFFER, DROP, LATEST, ERROR, MISSING). The emitter has
         ``requested``, ``is_cancelled``, ``set_cancellable(fn)`` and ``try_on_error(e)``.
         """
-        from .sources._create import create
-
-        return create(emitter_fn, strategy)
+        return _i_create(emitter_fn, strategy)
 
     @staticmethod
     def using(
@@ -391,9 +542,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.using(lambda: open(path), lambda f: Flowable.from_iterable(f), lambda f: f.close())
         """
-        from .sources._using import using
-
-        return using(resource_fn, source_fn, dispose_fn, eager)
+        return _i_using(resource_fn, source_fn, dispose_fn, eager)
 
     @staticmethod
     def concat(*sources: Publisher[T]) -> Flowable[T]:
@@ -406,9 +555,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: demand not fulfilled by one source carries over to the next. Subscribing
         the next source is trampolined, so a million sources never hit the recursion limit.
         """
-        from .operators._concat import concat
-
-        return concat(*sources)
+        return _i_concat(*sources)
 
     @staticmethod
     def merge(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
@@ -421,9 +568,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%), at most
         ``max_concurrency`` sources are subscribed at once; downstream demand is honoured.
         """
-        from .operators._merge import merge
-
-        return merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch)
+        return _i_merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch)
 
     @staticmethod
     def zip(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
@@ -437,9 +582,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%).
         """
-        from .operators._zip import zip_
-
-        return zip_(*sources, prefetch=prefetch)
+        return _i_zip_(*sources, prefetch=prefetch)
 
     @staticmethod
     def combine_latest(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
@@ -453,9 +596,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: each source is prefetched with ``prefetch``; rows are emitted on demand.
         Completes when all sources complete, or when one completes without ever emitting.
         """
-        from .operators._combine_latest import combine_latest
-
-        return combine_latest(*sources, prefetch=prefetch)
+        return _i_combine_latest(*sources, prefetch=prefetch)
 
     @staticmethod
     def amb(*sources: Publisher[T]) -> Flowable[T]:
@@ -467,9 +608,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: requests made before a winner is known go to every source.
         """
-        from .operators._amb import amb
-
-        return amb(*sources)
+        return _i_amb(*sources)
 
     # ------------------------------------------------------------------------------------------
     # Transform and filter
@@ -484,9 +623,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: passes requests through. A ``None`` result signals TypeError; a raising
         mapper cancels the upstream and signals its error.
         """
-        from .operators._map_filter import map_
-
-        return map_(self, mapper)
+        return _i_map_(self, mapper)
 
     def filter(self, predicate: Callable[[T], object]) -> Flowable[T]:
         """Keep the elements for which ``predicate`` is truthy.
@@ -498,9 +635,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: passes requests through and asks upstream for one more per dropped element
         (sources that support ``try_on_next`` skip that round trip).
         """
-        from .operators._map_filter import filter_
-
-        return filter_(self, predicate)
+        return _i_filter_(self, predicate)
 
     def flat_map_iterable(self, mapper: Callable[[T], Iterable[R]]) -> Flowable[R]:
         """Map each element to an iterable and emit its elements in order.
@@ -512,9 +647,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: pulls from the current iterable only as requested; asks upstream for the next
         element when the iterable is exhausted.
         """
-        from .operators._flat_map_iterable import flat_map_iterable
-
-        return flat_map_iterable(self, mapper)
+        return _i_flat_map_iterable(self, mapper)
 
     def scan(self, accumulator: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
         """Emit the running fold: with a ``seed``, the seed first, then each accumulated value.
@@ -526,9 +659,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: passes requests through (the seed uses one unit of demand).
         """
-        from .operators._scan import scan
-
-        return scan(self, accumulator, seed)
+        return _i_scan(self, accumulator, seed)
 
     def buffer(self, count: int, skip: int | None = None) -> Flowable[list[T]]:
         """Emit lists of ``count`` elements, starting a new list every ``skip`` elements
@@ -540,9 +671,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: a request for n lists asks upstream for about n * skip elements.
         """
-        from .operators._buffer import buffer
-
-        return buffer(self, count, skip)
+        return _i_buffer(self, count, skip)
 
     def take(self, count: int | None = None, *, seconds: float | None = None, scheduler: Scheduler | None = None) -> Flowable[T]:
         """Emit at most the first ``count`` elements, then cancel the upstream and complete; or,
@@ -561,9 +690,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             return self.take_for(seconds, scheduler)
         if count is None:
             raise TypeError("take(): give a count (or seconds=... for a timed take)")
-        from .operators._take_skip import take
-
-        return take(self, count)
+        return _i_take(self, count)
 
     def take_last(self, count: int) -> Flowable[T]:
         """Emit the last ``count`` elements after the upstream completes.
@@ -574,9 +701,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: consumes upstream unbounded; emits the kept tail as requested (post-complete).
         """
-        from .operators._take_last import take_last
-
-        return take_last(self, count)
+        return _i_take_last(self, count)
 
     def take_while(self, predicate: Callable[[T], object]) -> Flowable[T]:
         """Emit elements while ``predicate`` holds; complete at the first that fails it.
@@ -585,9 +710,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 10).take_while(lambda x: x < 3).test().assert_result(0, 1, 2)
         """
-        from .operators._take_while import take_while
-
-        return take_while(self, predicate)
+        return _i_take_while(self, predicate)
 
     def take_until(self, stop: Callable[[T], object] | Publisher[Any]) -> Flowable[T]:
         """With a predicate: emit elements up to and including the first for which ``stop`` holds,
@@ -597,9 +720,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 10).take_until(lambda x: x == 2).test().assert_result(0, 1, 2)
         """
-        from .operators._take_while import take_until
-
-        return take_until(self, stop)
+        return _i_take_until(self, stop)
 
     def skip(self, count: int | None = None, *, seconds: float | None = None, scheduler: Scheduler | None = None) -> Flowable[T]:
         """Drop the first ``count`` elements; or, with ``seconds=``, those that arrive during the
@@ -617,9 +738,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             return self.skip_for(seconds, scheduler)
         if count is None:
             raise TypeError("skip(): give a count (or seconds=... for a timed skip)")
-        from .operators._take_skip import skip
-
-        return skip(self, count)
+        return _i_skip(self, count)
 
     def skip_last(self, count: int) -> Flowable[T]:
         """Drop the last ``count`` elements (each element is emitted once ``count`` newer ones arrived).
@@ -628,9 +747,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 5).skip_last(2).test().assert_result(0, 1, 2)
         """
-        from .operators._skip_last import skip_last
-
-        return skip_last(self, count)
+        return _i_skip_last(self, count)
 
     def skip_while(self, predicate: Callable[[T], object]) -> Flowable[T]:
         """Drop elements while ``predicate`` holds, then emit everything.
@@ -639,9 +756,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 5).skip_while(lambda x: x < 3).test().assert_result(3, 4)
         """
-        from .operators._skip_while import skip_while
-
-        return skip_while(self, predicate)
+        return _i_skip_while(self, predicate)
 
     def distinct(self, key_fn: Callable[[T], Hashable] | None = None) -> Flowable[T]:
         """Drop elements whose key (default: the element) was seen before.
@@ -652,9 +767,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Memory: keeps every key seen.
         """
-        from .operators._distinct import distinct
-
-        return distinct(self, key_fn)
+        return _i_distinct(self, key_fn)
 
     def distinct_until_changed(
         self,
@@ -667,9 +780,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 1, 2, 1).distinct_until_changed().test().assert_result(1, 2, 1)
         """
-        from .operators._distinct import distinct_until_changed
-
-        return distinct_until_changed(self, key_fn, comparer)
+        return _i_distinct_until_changed(self, key_fn, comparer)
 
     def element_at(self, index: int, default: T | Any = NOTSET) -> Flowable[T]:
         """Emit only the element at ``index`` (0-based); if there is none, ``default`` when given,
@@ -679,15 +790,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 5).element_at(2).test().assert_result(2)
         """
-        from .operators._element_at import element_at
-
-        return element_at(self, index, default)
+        return _i_element_at(self, index, default)
 
     def element_at_or_error(self, index: int) -> Flowable[T]:
         """Like :meth:`element_at`, but signal ``NoSuchElementError`` when there is no such element."""
-        from .operators._element_at import element_at_or_error
-
-        return element_at_or_error(self, index)
+        return _i_element_at_or_error(self, index)
 
     def first(self, default: T | Any = NOTSET) -> Flowable[T]:
         """Emit the first element, then cancel the upstream. If the stream is empty: ``default``
@@ -698,9 +805,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(3, 5).first().test().assert_result(3)
             Flowable.empty().first(default=0).test().assert_result(0)
         """
-        from .operators._element_at import first
-
-        return first(self, default)
+        return _i_first(self, default)
 
     def first_element(self) -> Flowable[T]:
         """Emit the first element if there is one, else complete empty."""
@@ -716,9 +821,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: consumes upstream unbounded; emits when requested.
         """
-        from .operators._element_at import last
-
-        return last(self, default)
+        return _i_last(self, default)
 
     def ignore_elements(self) -> Flowable[T]:
         """Drop every element; pass on only the terminal signal.
@@ -727,9 +830,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 5).ignore_elements().test().assert_result()
         """
-        from .operators._default_if_empty import ignore_elements
-
-        return ignore_elements(self)
+        return _i_ignore_elements(self)
 
     def default_if_empty(self, default: T) -> Flowable[T]:
         """Emit ``default`` if the upstream completes without elements.
@@ -738,9 +839,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.empty().default_if_empty(0).test().assert_result(0)
         """
-        from .operators._default_if_empty import default_if_empty
-
-        return default_if_empty(self, default)
+        return _i_default_if_empty(self, default)
 
     def switch_if_empty(self, other: Publisher[T]) -> Flowable[T]:
         """Continue with ``other`` if the upstream completes without elements.
@@ -751,9 +850,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: unfulfilled demand carries over to ``other``.
         """
-        from .operators._concat import switch_if_empty
-
-        return switch_if_empty(self, other)
+        return _i_switch_if_empty(self, other)
 
     def start_with(self, *items: Any) -> Flowable[T]:
         """Emit ``items`` first (or, given one Publisher, its elements first), then this Flowable.
@@ -762,9 +859,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(3).start_with(1, 2).test().assert_result(1, 2, 3)
         """
-        from .operators._concat import start_with
-
-        return start_with(self, *items)
+        return _i_start_with(self, *items)
 
     def concat_with(self, other: Publisher[T]) -> Flowable[T]:
         """Emit this Flowable's elements, then ``other``'s.
@@ -773,9 +868,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1).concat_with(Flowable.just(2)).test().assert_result(1, 2)
         """
-        from .operators._concat import concat_with
-
-        return concat_with(self, other)
+        return _i_concat_with(self, other)
 
     def merge_with(self, other: Publisher[T]) -> Flowable[T]:
         """Merge this Flowable with ``other`` (see :meth:`merge`)."""
@@ -797,9 +890,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: prefetches ``prefetch`` upstream elements; demand carries across inners.
         ``Flowable.just(x)``/``empty()`` inner results take a shortcut with no inner subscription.
         """
-        from .operators._concat_map import concat_map
-
-        return concat_map(self, mapper, prefetch)
+        return _i_concat_map(self, mapper, prefetch)
 
     def flat_map(
         self,
@@ -822,9 +913,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Errors: the first error cancels everything, unless ``delay_error``: then all errors are
         signalled at the end (several as an ExceptionGroup).
         """
-        from .operators._flat_map import flat_map
-
-        return flat_map(self, mapper, max_concurrency, prefetch, delay_error)
+        return _i_flat_map(self, mapper, max_concurrency, prefetch, delay_error)
 
     def switch_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 128, delay_error: bool = False) -> Flowable[R]:
         """Map each element to a Publisher and mirror only the most recent one (a new element
@@ -838,9 +927,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         ``prefetch``. The outer is consumed unbounded. Completes after the outer and the last
         inner complete. ``just(x)`` results skip the inner subscription.
         """
-        from .operators._switch_map import switch_map
-
-        return switch_map(self, mapper, prefetch, delay_error)
+        return _i_switch_map(self, mapper, prefetch, delay_error)
 
     def concat_map_eager(
         self, mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = 128
@@ -854,9 +941,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: the outer is asked ``max_concurrency`` ahead and one more per finished inner;
         each inner is buffered up to ``prefetch``.
         """
-        from .operators._concat_map_eager import concat_map_eager
-
-        return concat_map_eager(self, mapper, max_concurrency, prefetch)
+        return _i_concat_map_eager(self, mapper, max_concurrency, prefetch)
 
     def with_latest_from(self, *others: Any) -> Flowable[Any]:
         """Combine each element with the latest value of every other Publisher (a trailing
@@ -869,9 +954,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: passes the main requests through; the others are consumed unbounded.
         """
-        from .operators._combine_latest import with_latest_from
-
-        return with_latest_from(self, *others)
+        return _i_with_latest_from(self, *others)
 
     def skip_until(self, other: Publisher[Any]) -> Flowable[T]:
         """Drop elements until ``other`` emits an element or completes.
@@ -880,9 +963,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             events.skip_until(Flowable.timer(1.0))
         """
-        from .operators._amb import skip_until
-
-        return skip_until(self, other)
+        return _i_skip_until(self, other)
 
     def amb_with(self, other: Publisher[T]) -> Flowable[T]:
         """Mirror whichever of this Flowable and ``other`` signals first (see :meth:`amb`)."""
@@ -899,9 +980,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: the source is prefetched with ``prefetch``; elements go round-robin to
         rails with demand.
         """
-        from ._parallel import parallel
-
-        return parallel(self, rails, prefetch)
+        return _i_parallel(self, rails, prefetch)
 
     # ------------------------------------------------------------------------------------------
     # Aggregate (single-valued results: consume upstream unbounded, emit when requested)
@@ -915,9 +994,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(1, 4).reduce(lambda a, b: a + b).test().assert_result(10)
             Flowable.empty().reduce(lambda a, b: a + b, seed=0).test().assert_result(0)
         """
-        from .operators._aggregate import reduce
-
-        return reduce(self, reducer, seed)
+        return _i_reduce(self, reducer, seed)
 
     def collect(self, supplier: Callable[[], U], accumulator: Callable[[U, T], Any]) -> Flowable[U]:
         """Collect into a container made by ``supplier``, emitted on completion.
@@ -926,9 +1003,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).collect(set, set.add).test().assert_result({1, 2})
         """
-        from .operators._aggregate import collect
-
-        return collect(self, supplier, accumulator)
+        return _i_collect(self, supplier, accumulator)
 
     def to_list(self) -> Flowable[list[T]]:
         """Collect every element into one list, emitted on completion.
@@ -937,9 +1012,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).to_list().test().assert_result([1, 2])
         """
-        from .operators._aggregate import to_list
-
-        return to_list(self)
+        return _i_to_list(self)
 
     def to_dict(self, key_fn: Callable[[T], K], value_fn: Callable[[T], V] | None = None) -> Flowable[dict[K, Any]]:
         """Collect into a dict keyed by ``key_fn`` (later elements win), emitted on completion.
@@ -948,9 +1021,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just("a", "bb").to_dict(len).test().assert_result({1: "a", 2: "bb"})
         """
-        from .operators._aggregate import to_dict
-
-        return to_dict(self, key_fn, value_fn)
+        return _i_to_dict(self, key_fn, value_fn)
 
     def count(self) -> Flowable[int]:
         """Emit the number of elements on completion.
@@ -959,9 +1030,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 5).count().test().assert_result(5)
         """
-        from .operators._aggregate import count
-
-        return count(self)
+        return _i_count(self)
 
     def all(self, predicate: Callable[[T], object]) -> Flowable[bool]:
         """Emit whether every element satisfies ``predicate`` (stops at the first that does not).
@@ -970,9 +1039,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(2, 4).all(lambda x: x % 2 == 0).test().assert_result(True)
         """
-        from .operators._aggregate import all_
-
-        return all_(self, predicate)
+        return _i_all_(self, predicate)
 
     def any(self, predicate: Callable[[T], object]) -> Flowable[bool]:
         """Emit whether some element satisfies ``predicate`` (stops at the first that does).
@@ -981,9 +1048,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).any(lambda x: x > 1).test().assert_result(True)
         """
-        from .operators._aggregate import any_
-
-        return any_(self, predicate)
+        return _i_any_(self, predicate)
 
     def contains(self, item: object) -> Flowable[bool]:
         """Emit whether some element equals ``item``.
@@ -992,9 +1057,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).contains(2).test().assert_result(True)
         """
-        from .operators._aggregate import contains
-
-        return contains(self, item)
+        return _i_contains(self, item)
 
     # ------------------------------------------------------------------------------------------
     # Errors and lifecycle
@@ -1008,9 +1071,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: the fallback value waits for demand.
         """
-        from .operators._on_error import on_error_return
-
-        return on_error_return(self, fn)
+        return _i_on_error_return(self, fn)
 
     def on_error_return_item(self, item: T) -> Flowable[T]:
         """On error, emit ``item`` and complete."""
@@ -1027,15 +1088,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: unfulfilled demand carries over to the fallback.
         """
-        from .operators._on_error import on_error_resume_next
-
-        return on_error_resume_next(self, fallback)
+        return _i_on_error_resume_next(self, fallback)
 
     def on_error_complete(self, predicate: Callable[[BaseException], object] | None = None) -> Flowable[T]:
         """On error (matching ``predicate`` if given), complete instead."""
-        from .operators._on_error import on_error_complete
-
-        return on_error_complete(self, predicate)
+        return _i_on_error_complete(self, predicate)
 
     def retry(
         self,
@@ -1060,9 +1117,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
                 if predicate is not None:
                     raise TypeError("retry(policy): give the predicate to the policy (policy.filter(...))")
                 return self.retry_policy(times)
-        from .operators._retry_repeat import retry
-
-        return retry(self, times, predicate)
+        return _i_retry(self, times, predicate)
 
     def repeat(self, times: int | None = None) -> Flowable[T]:
         """Resubscribe on completion: ``times`` subscriptions in all (``None``: forever).
@@ -1073,9 +1128,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: unfulfilled demand carries over. Trampolined, as ``retry``.
         """
-        from .operators._retry_repeat import repeat
-
-        return repeat(self, times)
+        return _i_repeat(self, times)
 
     def do_on_next(self, fn: Callable[[T], Any]) -> Flowable[T]:
         """Call ``fn(element)`` before passing each element on (a raising ``fn`` fails the stream).
@@ -1084,27 +1137,19 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1).do_on_next(print).test().assert_result(1)
         """
-        from .operators._do_on import do_on_next
-
-        return do_on_next(self, fn)
+        return _i_do_on_next(self, fn)
 
     def do_on_error(self, fn: Callable[[BaseException], Any]) -> Flowable[T]:
         """Call ``fn(error)`` before passing the error on."""
-        from .operators._do_on import do_on_error
-
-        return do_on_error(self, fn)
+        return _i_do_on_error(self, fn)
 
     def do_on_complete(self, fn: Callable[[], Any]) -> Flowable[T]:
         """Call ``fn()`` before passing completion on."""
-        from .operators._do_on import do_on_complete
-
-        return do_on_complete(self, fn)
+        return _i_do_on_complete(self, fn)
 
     def do_on_subscribe(self, fn: Callable[[Subscription], Any]) -> Flowable[T]:
         """Call ``fn(subscription)`` when the upstream subscription arrives."""
-        from .operators._do_on import do_on_subscribe
-
-        return do_on_subscribe(self, fn)
+        return _i_do_on_subscribe(self, fn)
 
     def do_on_request(self, fn: Callable[[int], Any]) -> Flowable[T]:
         """Call ``fn(n)`` for each downstream ``request(n)`` (how users debug demand).
@@ -1113,15 +1158,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 3).do_on_request(print).test(2)   # prints 2
         """
-        from .operators._do_on import do_on_request
-
-        return do_on_request(self, fn)
+        return _i_do_on_request(self, fn)
 
     def do_on_cancel(self, fn: Callable[[], Any]) -> Flowable[T]:
         """Call ``fn()`` when the downstream cancels."""
-        from .operators._do_on import do_on_cancel
-
-        return do_on_cancel(self, fn)
+        return _i_do_on_cancel(self, fn)
 
     def do_finally(self, fn: Callable[[], Any]) -> Flowable[T]:
         """Call ``fn()`` exactly once after the stream terminates or is cancelled.
@@ -1130,9 +1171,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1).do_finally(lambda: print("done")).test()
         """
-        from .operators._do_on import do_finally
-
-        return do_finally(self, fn)
+        return _i_do_finally(self, fn)
 
     # ------------------------------------------------------------------------------------------
     # Backpressure operators
@@ -1153,27 +1192,21 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         ERROR (cancel upstream, signal ``MissingBackpressureError``), DROP_OLDEST or DROP_LATEST
         (``on_dropped`` is called with the dropped element).
         """
-        from .operators._backpressure import on_backpressure_buffer
-
-        return on_backpressure_buffer(self, capacity, on_overflow, on_dropped)
+        return _i_on_backpressure_buffer(self, capacity, on_overflow, on_dropped)
 
     def on_backpressure_drop(self, on_drop: Callable[[T], Any] | None = None) -> Flowable[T]:
         """Drop elements that arrive without downstream demand (``on_drop`` sees each one).
 
         Backpressure: requests unbounded from upstream.
         """
-        from .operators._backpressure import on_backpressure_drop
-
-        return on_backpressure_drop(self, on_drop)
+        return _i_on_backpressure_drop(self, on_drop)
 
     def on_backpressure_latest(self) -> Flowable[T]:
         """Keep only the latest element that arrived without demand; emit it when requested.
 
         Backpressure: requests unbounded from upstream.
         """
-        from .operators._backpressure import on_backpressure_latest
-
-        return on_backpressure_latest(self)
+        return _i_on_backpressure_latest(self)
 
     def rebatch_requests(self, n: int) -> Flowable[T]:
         """Request from upstream in batches of ``n`` (replenishing at 75%), whatever downstream asks.
@@ -1182,9 +1215,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             source.rebatch_requests(128)   # upstream sees request(128), then request(96), ...
         """
-        from .operators._backpressure import rebatch_requests
-
-        return rebatch_requests(self, n)
+        return _i_rebatch_requests(self, n)
 
     # ------------------------------------------------------------------------------------------
     # Asynchronous boundaries
@@ -1200,9 +1231,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Scheduler: subscription, and (``request_on=True``) requests from other threads, run on the
         worker; a synchronous source therefore emits on that worker.
         """
-        from .operators._subscribe_on import subscribe_on
-
-        return subscribe_on(self, scheduler, request_on)
+        return _i_subscribe_on(self, scheduler, request_on)
 
     def observe_on(self, scheduler: Scheduler, prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
         """Deliver signals on a worker of ``scheduler`` through a bounded queue.
@@ -1215,9 +1244,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         honoured. An error cuts ahead of queued elements unless ``delay_error``.
         Scheduler: ``on_next``/``on_error``/``on_complete`` run on the worker, in batches.
         """
-        from .operators._observe_on import observe_on
-
-        return observe_on(self, scheduler, prefetch, delay_error)
+        return _i_observe_on(self, scheduler, prefetch, delay_error)
 
     # ------------------------------------------------------------------------------------------
     # Multicasting
@@ -1242,9 +1269,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Scheduler: the upstream is subscribed on the thread that connects.
         """
-        from .operators._multicast import publish
-
-        return publish(self)
+        return _i_publish(self)
 
     def replay(self, n: int | None = None) -> ConnectableFlowable[T]:
         """Like ``publish()``, but each subscriber first receives the retained items (all of them,
@@ -1261,9 +1286,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Scheduler: the upstream is subscribed on the thread that connects.
         """
-        from .operators._multicast import replay
-
-        return replay(self, n)
+        return _i_replay(self, n)
 
     def share(self) -> Flowable[T]:
         """``publish().ref_count()``: one upstream subscription while there are subscribers.
@@ -1278,9 +1301,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Scheduler: the upstream is subscribed on the thread of the first subscriber.
         """
-        from .operators._multicast import share
-
-        return share(self)
+        return _i_share(self)
 
     def cache(self) -> Flowable[T]:
         """Subscribe to this Flowable once, at the first subscriber, and replay everything to every
@@ -1297,9 +1318,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Scheduler: the upstream is subscribed on the thread of the first subscriber.
         """
-        from .operators._multicast import cache
-
-        return cache(self)
+        return _i_cache(self)
 
     # ------------------------------------------------------------------------------------------
     # Blocking bridges
@@ -1313,9 +1332,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             for x in Flowable.range(0, 3).blocking_iterable():
                 print(x)
         """
-        from .operators._blocking import blocking_iterable
-
-        return blocking_iterable(self, prefetch)
+        return _i_blocking_iterable(self, prefetch)
 
     def __iter__(self) -> Iterator[T]:
         return self.blocking_iterable()
@@ -1328,9 +1345,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(3, 5).blocking_first()   # 3
         """
-        from .operators._blocking import blocking_first
-
-        return blocking_first(self, default, timeout)
+        return _i_blocking_first(self, default, timeout)
 
     def blocking_last(self, default: T | Any = NOTSET, timeout: float | None = None) -> T:
         """Block until completion and return the last element (rules as :meth:`blocking_first`).
@@ -1339,9 +1354,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(3, 5).blocking_last()   # 7
         """
-        from .operators._blocking import blocking_last
-
-        return blocking_last(self, default, timeout)
+        return _i_blocking_last(self, default, timeout)
 
     def blocking_subscribe(
         self,
@@ -1356,9 +1369,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(0, 3).blocking_subscribe(print)
         """
-        from .operators._blocking import blocking_subscribe
-
-        blocking_subscribe(self, on_next, on_error, on_complete)
+        _i_blocking_subscribe(self, on_next, on_error, on_complete)
 
     def to_future(self) -> concurrent.futures.Future[T]:
         """A ``concurrent.futures.Future`` of the last element (``NoSuchElementError`` when empty).
@@ -1368,9 +1379,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).to_future().result()   # 2
         """
-        from .operators._blocking import to_future
-
-        return to_future(self)
+        return _i_to_future(self)
 
 
 # Emitter protocols (implemented in sources/_create.py and sources/_generate.py).

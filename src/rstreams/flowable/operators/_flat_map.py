@@ -245,7 +245,12 @@ class FlatMapSubscriber:
 
     def _remove(self, inner: PrefetchInner) -> None:
         with self._lock:
-            self._inners = tuple(i for i in self._inners if i is not inner)
+            t = self._inners
+            try:
+                k = t.index(inner)  # identity: inners define no __eq__
+            except ValueError:
+                return
+            self._inners = t[:k] + t[k + 1 :]
 
     def _drain_loop(self) -> None:
         missed = 1

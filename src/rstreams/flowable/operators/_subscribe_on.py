@@ -36,12 +36,12 @@ class _SubscribeOnSubscriber(Generic[T]):
         self._source: Flowable[T] | None = source
         self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
         self._missed = AtomicInt(0)
-        self._thread: threading.Thread | None = None
+        self._thread: int | None = None  # ident of the worker thread that subscribed
         self._request_on = request_on
         self._done = False
 
     def run(self) -> None:
-        self._thread = threading.current_thread()
+        self._thread = threading.get_ident()
         src = self._source
         self._source = None
         if src is not None:
@@ -95,7 +95,7 @@ class _SubscribeOnSubscriber(Generic[T]):
             d.on_complete()
 
     def _request_upstream(self, s: Subscription, n: int) -> None:
-        if not self._request_on or threading.current_thread() is self._thread:
+        if not self._request_on or threading.get_ident() == self._thread:
             s.request(n)
         else:
             self._worker.schedule(lambda: s.request(n))
