@@ -103,3 +103,48 @@ def test_aggregates_over_batches_match_one_by_one() -> None:
         f.all(lambda x: x < 4000).subscribe(ts)
         ts.request(1)
         ts.assert_result(False).assert_no_violations()
+
+
+@pytest.mark.parametrize("prefetch", [1, 7, 128])
+def test_observe_on_queues_whole_batches_and_splits_them_at_the_demand_boundary(prefetch: int) -> None:
+    # observe_on -> observe_on: the second one takes batches but requests `prefetch` at a time, so
+    # queued batches are split where demand ends; then a test subscriber requesting odd amounts.
+    ts: TestSubscriber[int] = TestSubscriber(initial_request=0)
+    (
+        Flowable.range(0, 5000)
+        .observe_on(schedulers.single(), prefetch=prefetch)
+        .observe_on(schedulers.new_thread(), prefetch=prefetch)
+        .map(lambda x: x * 2)
+        .subscribe(ts)
+    )
+    total = 0
+    for k in (1, 3, 250, 17, 1000, 3729):
+        ts.request(k)
+        total += k
+        ts.await_count(total, timeout=10)
+        assert ts.values == [2 * x for x in range(total)]  # nothing beyond demand, in order
+    ts.await_done(10)
+    ts.assert_complete()
+    assert ts.values == [2 * x for x in range(5000)]
+    ts.assert_no_violations()
+
+
+def test_observe_on_batches_with_an_error_cutting_ahead_or_delayed() -> None:
+    def src(n: int = 3000) -> Flowable[int]:
+        return Flowable.range(0, n).concat_with(Flowable.error(Boom()))
+
+    delayed: TestSubscriber[int] = TestSubscriber()
+    src().observe_on(schedulers.new_thread(), delay_error=True).subscribe(delayed)
+    delayed.await_done(10)
+    assert delayed.values == list(range(3000))
+    delayed.assert_error(Boom)
+    delayed.assert_no_violations()
+
+    slow: TestSubscriber[int] = TestSubscriber(initial_request=10)
+    # 50 elements and the error fit in the prefetch queue: once the error is queued it cuts ahead
+    # of the elements still waiting for demand, so no further request is needed to see it
+    src(50).observe_on(schedulers.new_thread()).subscribe(slow)
+    slow.await_done(10)
+    assert slow.values == list(range(len(slow.values))) and len(slow.values) <= 10
+    slow.assert_error(Boom)
+    slow.assert_no_violations()

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from itertools import repeat, starmap
-from typing import Final, Generic, TypeVar, final
+from typing import Any, Final, Generic, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
@@ -36,6 +35,16 @@ _MAX: Final = MAX_DEMAND
 
 
 @final
+class _Chunk:
+    """A queued batch (a private wrapper, so that user elements that are lists stay elements)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+
+@final
 class _ObserveOnSubscriber(Generic[T]):
     _rs_no_wrap = True
     __slots__ = (
@@ -48,7 +57,7 @@ class _ObserveOnSubscriber(Generic[T]):
         self._worker = worker
         self._prefetch = prefetch
         self._limit = prefetch - (prefetch >> 2)
-        self._queue: deque[T] = deque()
+        self._queue: deque[Any] = deque()  # elements, or _Chunk wrappers of whole batches
         self._upstream: Subscription = CANCELLED
         self._requested = AtomicInt(0)
         self._active = False
@@ -79,10 +88,11 @@ class _ObserveOnSubscriber(Generic[T]):
             self._schedule()
 
     def on_next_batch(self, items: list[T]) -> None:
-        """Library-internal batch hand-off: several elements with one call (deque.extend)."""
+        """Library-internal batch hand-off: the whole list is queued as one entry (its callers
+        never touch a list again after handing it on) and reaches a batch-capable downstream as is."""
         if self._done:
             return
-        self._queue.extend(items)
+        self._queue.append(_Chunk(items))
         if not self._active:
             self._schedule()
 
@@ -155,31 +165,63 @@ class _ObserveOnSubscriber(Generic[T]):
                     self._terminate(d)
                     return
                 r = requested.get()
-                n = len(q)
-                if r < _MAX and n > r:
-                    n = r
-                if n == 0:
+                if r == 0 or not q:
                     if done and not q:
                         self._terminate(d)
                         return
                     break
+                # One pass over the entries queued now (bounded: a fast producer cannot keep the
+                # pass going). Entries are elements, or _Chunk wrappers of whole batches that are
+                # handed on without being split into elements unless demand ends inside one.
+                unbounded = r >= _MAX
                 pop = q.popleft
                 on_batch = batch_sink(d)
-                if on_batch is not None:
-                    on_batch(list(starmap(pop, repeat((), n))))  # one call per batch; a C loop of popleft
+                on_next = d.on_next
+                singles: list[T] | None = None
+                e = 0
+                for _ in range(len(q)):
+                    if not unbounded and e >= r:
+                        break
+                    x = pop()
+                    if type(x) is _Chunk:
+                        items: list[T] = x.items
+                        k = len(items)
+                        if not unbounded and e + k > r:
+                            m = r - e
+                            q.appendleft(_Chunk(items[m:]))  # the rest stays first in line
+                            items = items[:m]
+                            k = m
+                        if on_batch is not None:
+                            if singles:
+                                on_batch(singles)
+                                singles = None
+                            on_batch(items)
+                        else:
+                            for y in items:
+                                if self._cancelled:
+                                    break
+                                on_next(y)
+                        e += k
+                    elif on_batch is not None:
+                        if singles is None:
+                            singles = [x]
+                        else:
+                            singles.append(x)
+                        e += 1
+                    else:
+                        on_next(x)
+                        e += 1
                     if self._cancelled:
                         q.clear()
                         return
-                else:
-                    on_next = d.on_next
-                    for _ in range(n):
-                        if self._cancelled:
-                            q.clear()
-                            return
-                        on_next(pop())
-                if r < _MAX:
-                    produced(requested, n)  # demand published once per batch
-                consumed += n
+                if singles:
+                    on_batch(singles)
+                    if self._cancelled:
+                        q.clear()
+                        return
+                if not unbounded:
+                    produced(requested, e)  # demand published once per pass
+                consumed += e
                 if consumed >= limit:
                     self._upstream.request(consumed)  # replenish in batches
                     consumed = 0
