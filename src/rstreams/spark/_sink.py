@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag
@@ -94,6 +94,10 @@ class SinkResult:
 
 
 _BATCH_RE = re.compile(r"^part-b(\d{8})-")
+#: adaptive batches double while a commit takes less than this (Spark's per-job cost is then > ~8%)
+_GROW_BELOW_SECONDS: Final = 2.5
+#: and never beyond this much Arrow data per batch (the writer holds one batch, the subscriber fills the next)
+_MAX_BATCH_BYTES: Final = 192 * 1024 * 1024
 _FIRST_REQUEST = 16
 
 
@@ -198,7 +202,8 @@ class SparkSink:
         self._mode = mode
         self._adaptive = batch_rows is None
         self._batch_rows = batch_rows or 100_000
-        self._max_batch_rows = max(self._batch_rows, 2_000_000)
+        # adaptive growth stops at 4M rows or _MAX_BATCH_BYTES of Arrow data, whichever comes first
+        self._max_batch_rows = max(self._batch_rows, 4_000_000)
         self._max_batch_seconds = max_batch_seconds
         self._schema = schema
         self._stream = stream
@@ -412,9 +417,11 @@ class SparkSink:
         self._result.batch_ids.append(batch_id)
         if self._progress is not None:
             self._progress.update(rows=rows, batches=1)
-        if self._adaptive and elapsed < 1.0 and rows >= self._batch_rows:
-            # Spark's fixed cost per job (~0.1-0.3 s) dominates: grow the batch to amortize it
-            self._batch_rows = min(self._max_batch_rows, self._batch_rows * 2)
+        if self._adaptive and elapsed < _GROW_BELOW_SECONDS and rows >= self._batch_rows:
+            # Spark's fixed cost per job (~0.15-0.35 s) is still a large share of the batch: grow the
+            # batch to amortize it, within a memory bound (two batches may be held at once)
+            per_row = max(1, table.nbytes // max(1, rows))
+            self._batch_rows = min(self._max_batch_rows, self._batch_rows * 2, max(self._batch_rows, _MAX_BATCH_BYTES // per_row))
 
     def _to_arrow(self, batch: _Rows) -> Any:
         import pyarrow as pa
