@@ -1,12 +1,12 @@
 """The sink's commit protocol, exercised with the pyarrow engine (no JVM): exactly-once across
-a write failure and across a crash between write and commit (a killed subprocess)."""
+a write failure, a crash between write and commit, and a crash between commit and publish (killed
+subprocesses); uncommitted data is never visible in the path."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -89,27 +89,60 @@ def test_persistent_failure_names_the_batch_then_rerun_resumes_exactly(tmp_path:
     assert sorted(_read_ids(tmp_path)) == list(range(400))
 
 
+_CRASH_SCRIPT = """
+import sys
+from rstreams import Flowable
+from rstreams.spark import to_spark
+r = to_spark(Flowable.range(0, 500).map(lambda i: {{"id": i}}), path={path!r},
+             batch_rows=100, engine="pyarrow", progress=False)
+print("rows", r.rows, "skipped", r.skipped_rows)
+"""
+
+
+def _run_sink_subprocess(path: Path, **env_extra: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, **env_extra)
+    script = _CRASH_SCRIPT.format(path=str(path))
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+
+
 def test_crash_between_write_and_commit_then_rerun_is_exactly_once(tmp_path: Path) -> None:
-    script = textwrap.dedent(
-        f"""
-        import sys
-        from rstreams import Flowable
-        from rstreams.spark import to_spark
-        r = to_spark(Flowable.range(0, 500).map(lambda i: {{"id": i}}), path={str(tmp_path)!r},
-                     batch_rows=100, engine="pyarrow", progress=False)
-        print("rows", r.rows, "skipped", r.skipped_rows)
-        """
-    )
-    env = dict(os.environ, RSTREAMS_SINK_CRASH_BEFORE_COMMIT="2")
-    crashed = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    crashed = _run_sink_subprocess(tmp_path, RSTREAMS_SINK_CRASH_BEFORE_COMMIT="2")
     assert crashed.returncode == 17, crashed.stderr
-    # batch 2's data files were moved in, but never committed
-    assert any(n.startswith("part-b00000002") for n in os.listdir(tmp_path))
-    env.pop("RSTREAMS_SINK_CRASH_BEFORE_COMMIT")
-    rerun = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    # batch 2's files were written but stay staged: a reader sees exactly the committed batches
+    staged = tmp_path / "_rstreams_staging" / "default" / "batch-00000002"
+    assert any("-b00000002-" in n for n in os.listdir(staged))
+    assert not any("-b00000002-" in n for n in os.listdir(tmp_path))
+    assert sorted(_read_ids(tmp_path)) == list(range(200))
+    rerun = _run_sink_subprocess(tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert "rows 300 skipped 200" in rerun.stdout
     assert sorted(_read_ids(tmp_path)) == list(range(500))
+    assert not (tmp_path / "_rstreams_staging").exists()
+
+
+def test_crash_between_commit_and_publish_then_rerun_rolls_forward(tmp_path: Path) -> None:
+    crashed = _run_sink_subprocess(tmp_path, RSTREAMS_SINK_CRASH_AFTER_COMMIT="2")
+    assert crashed.returncode == 18, crashed.stderr
+    # committed but not yet published: invisible until the re-run moves it in (roll forward)
+    assert (tmp_path / "_rstreams_commits" / "default" / "00000002.json").exists()
+    assert sorted(_read_ids(tmp_path)) == list(range(200))
+    rerun = _run_sink_subprocess(tmp_path)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "rows 200 skipped 300" in rerun.stdout  # batch 2 counts as committed: rows 200..299
+    ids = _read_ids(tmp_path)
+    assert sorted(ids) == list(range(500)) and len(ids) == len(set(ids))
+    assert not (tmp_path / "_rstreams_staging").exists()
+
+
+def test_runs_and_streams_appending_to_one_path_never_replace_each_others_files(tmp_path: Path) -> None:
+    # a completed run's successor restarts its batch ids at 0; another stream has its own ids
+    for lo, stream in ((0, "default"), (100, "default"), (200, "other"), (300, "default")):
+        s = _sink(tmp_path, 30)
+        s._stream = stream
+        Flowable.range(lo, 100).map(lambda i: {"id": i}).subscribe(s)
+        assert s.result(30).rows == 100
+    ids = _read_ids(tmp_path)
+    assert sorted(ids) == list(range(400)) and len(ids) == len(set(ids))
 
 
 def test_record_batches_and_tuples_are_accepted(tmp_path: Path) -> None:

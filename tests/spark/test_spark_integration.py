@@ -150,3 +150,47 @@ def test_streaming_query_failure_reaches_on_error(spark: Any, tmp_path: Path) ->
 def test_reduce_over_dataframe(spark: Any) -> None:
     total = from_dataframe(_df(spark, 10_000, 2), as_="rows").map(lambda r: r[0]).reduce(operator.add).blocking_first(timeout=120)
     assert total == sum(range(10_000))
+
+
+def test_landed_stream_reads_committed_batches_as_a_spark_stream(spark: Any, tmp_path: Path) -> None:
+    import os
+
+    from rstreams.spark import landed_stream
+
+    out = str(tmp_path / "landed")
+    ckpt = str(tmp_path / "ckpt")
+    # two runs of two streams: each batch committed, then published, then visible to the file source
+    to_spark(Flowable.range(0, 3000).map(lambda i: {"id": i}), path=out, batch_rows=1000, spark=spark, stream="a")
+    # an uncommitted batch left staged by a crashed writer must stay invisible to the stream
+    staged = os.path.join(out, "_rstreams_staging", "a", "batch-00000099")
+    os.makedirs(staged)
+    spark.range(10**6, 10**6 + 50).toDF("id").toPandas().to_parquet(os.path.join(staged, "part-b00000099-00000.parquet"))
+
+    def run_query() -> list[int]:
+        got: list[int] = []
+        q = (
+            landed_stream(out, spark=spark, maxFilesPerTrigger=1)
+            .writeStream.foreachBatch(lambda df, _id: got.extend(r[0] for r in df.collect()))
+            .option("checkpointLocation", ckpt)
+            .trigger(availableNow=True)
+            .start()
+        )
+        q.awaitTermination(120)
+        assert q.exception() is None
+        return got
+
+    first = run_query()
+    assert sorted(first) == list(range(3000))
+    to_spark(Flowable.range(3000, 1500).map(lambda i: {"id": i}), path=out, batch_rows=500, spark=spark, stream="b")
+    second = run_query()  # same checkpoint: only the files landed since
+    assert sorted(second) == list(range(3000, 4500))
+    assert sorted(r[0] for r in spark.read.parquet(out).collect()) == list(range(4500))  # batch readers too
+
+
+def test_landed_stream_needs_a_schema_before_anything_landed(spark: Any, tmp_path: Path) -> None:
+    from rstreams.spark import landed_stream
+
+    with pytest.raises(ValueError, match="nothing has been landed"):
+        landed_stream(str(tmp_path / "empty"), spark=spark)
+    df = landed_stream(str(tmp_path / "empty"), spark=spark, schema="id long")
+    assert df.isStreaming and df.schema.simpleString() == "struct<id:bigint>"

@@ -17,7 +17,7 @@ from ._scale import PartitionError, run_on_spark
 from ._session import DEFAULT_CONF, SparkUnavailableError, check_java, session
 from ._sink import SinkResult, SinkWriteError, SparkSink, WritePolicy, to_spark
 from ._source import batch_to_rows, from_dataframe, from_sql, from_table
-from ._streaming import from_stream
+from ._streaming import from_stream, landed_stream
 
 __all__ = [
     "DEFAULT_CONF",
@@ -34,6 +34,7 @@ __all__ = [
     "from_sql",
     "from_stream",
     "from_table",
+    "landed_stream",
     "run_on_spark",
     "session",
     "to_spark",

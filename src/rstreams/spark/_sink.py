@@ -10,14 +10,21 @@ The loop (backpressure reaches the producer):
    an element is a row or a record batch).
 
 Exactly-once into a path (the pattern of Structured Streaming's file sink commit log): each
-micro-batch has an id. Spark writes it into ``<path>/_rstreams_staging/batch-<id>``; its part files
-are then moved into ``<path>`` as ``part-b<id>-...`` and a commit marker
-``<path>/_rstreams_commits/<stream>/<id>.json`` (rows ``[start, end)`` of the stream) is written
-atomically. Readers never see staging files (Spark ignores paths starting with ``_``). On start,
-the sink reads its commit log: part files of uncommitted batches are deleted, and the first
-``end`` rows of the (re-run, deterministic) input are skipped. So a crash anywhere, followed by a
-re-run, neither loses nor duplicates rows. A completed run leaves a ``_COMPLETE`` marker; the next
-run of the same stream then starts afresh (and appends).
+micro-batch has an id. Its part files are written into
+``<path>/_rstreams_staging/<stream>/batch-<id>`` under their final names (``part-<run>-b<id>-...``,
+where ``<run>`` is a random id kept across the resumptions of one run, so that runs and streams
+landing in the same path never collide); then a commit marker
+``<path>/_rstreams_commits/<stream>/<id>.json`` (rows ``[start, end)`` of the stream and the file
+names) is written atomically; only then are the files published, each moved into ``<path>`` with
+one atomic rename. So ``<path>`` only ever holds files of committed batches, and a reader (a batch
+read, or a Structured Streaming file source over ``<path>``: :func:`landed_stream`) never sees a
+batch that may still be rolled back (Spark ignores paths starting with ``_``). On start, the sink
+reads its commit log: committed batches whose files are still staged are published (roll forward),
+everything else this stream staged is deleted (files of other streams and runs are never touched),
+and the first ``end`` rows of the (re-run, deterministic) input
+are skipped. So a crash anywhere, followed by a re-run, neither loses nor duplicates rows. A
+completed run leaves a ``_COMPLETE`` marker; the next run of the same stream then starts afresh (and
+appends).
 
 For ``table=`` targets the batches are appended with ``saveAsTable``; the commit log makes re-runs
 skip committed rows, but a crash between Spark's write and the commit marker can duplicate one
@@ -34,6 +41,7 @@ import re
 import shutil
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -93,7 +101,6 @@ class SinkResult:
         return self.rows / self.seconds if self.seconds > 0 else 0.0
 
 
-_BATCH_RE = re.compile(r"^part-b(\d{8})-")
 #: adaptive batches double while a commit takes less than this (Spark's per-job cost is then > ~8%)
 _GROW_BELOW_SECONDS: Final = 2.5
 #: and never beyond this much Arrow data per batch (the writer holds one batch, the subscriber fills the next)
@@ -207,6 +214,7 @@ class SparkSink:
         self._max_batch_seconds = max_batch_seconds
         self._schema = schema
         self._stream = stream
+        self._run = ""  # set by _recover: the id in this run's file names
         self._policy = policy
         self._progress = progress
         self._write_hook = write_hook
@@ -251,6 +259,9 @@ class SparkSink:
                 if not name.startswith("_"):
                     p = os.path.join(self._path, name)
                     shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+        # file names carry a run id: a resumed run keeps its own, a fresh run (or the next run after
+        # a completed one, whose batch ids restart at 0) draws a new one, so no file is ever replaced
+        self._run = str(entries[-1].get("run") or uuid.uuid4().hex[:12]) if entries else uuid.uuid4().hex[:12]
         committed = {e["batch_id"] for e in entries}
         end = 0
         for e in entries:
@@ -260,11 +271,9 @@ class SparkSink:
         self._next_id = (max(committed) + 1) if committed else 0
         self._result.skipped_rows = end
         if self._path is not None:
-            shutil.rmtree(os.path.join(self._path, "_rstreams_staging"), ignore_errors=True)
-            for name in os.listdir(self._path):  # part files of batches that never committed
-                m = _BATCH_RE.match(name)
-                if m and int(m.group(1)) not in committed:
-                    os.remove(os.path.join(self._path, name))
+            for e in entries:  # roll forward: committed, but the crash came before every file moved
+                self._publish(int(e["batch_id"]), list(e.get("files", [])))
+            shutil.rmtree(self._staging_root(), ignore_errors=True)  # this stream's uncommitted batches
 
     # -- Subscriber ----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -407,8 +416,12 @@ class SparkSink:
                 time.sleep(self._policy.delay(attempt))
         assert self._log is not None
         if os.environ.get("RSTREAMS_SINK_CRASH_BEFORE_COMMIT") == str(batch_id):
-            os._exit(17)  # fault injection for the crash-recovery tests: data moved, no commit marker
-        self._log.commit({"batch_id": batch_id, "start_row": start_row, "end_row": end_row, "rows": rows, "files": files})
+            os._exit(17)  # fault injection (crash-recovery tests): data staged, no commit marker
+        self._log.commit({"batch_id": batch_id, "run": self._run, "start_row": start_row, "end_row": end_row, "rows": rows, "files": files})
+        if os.environ.get("RSTREAMS_SINK_CRASH_AFTER_COMMIT") == str(batch_id):
+            os._exit(18)  # fault injection: committed, files still staged (the re-run rolls forward)
+        if self._path is not None:
+            self._publish(batch_id, files)
         elapsed = time.monotonic() - t0
         self._next_id += 1
         self._next_row = end_row
@@ -465,30 +478,53 @@ class SparkSink:
             df.write.mode(mode).format(self._format).saveAsTable(self._table)
             return []
         assert self._path is not None
-        staging = os.path.join(self._path, "_rstreams_staging", f"batch-{batch_id:08d}")
+        staging = self._staging(batch_id)
         shutil.rmtree(staging, ignore_errors=True)
         df.write.mode("overwrite").format(self._format).save(staging)
-        moved = []
+        staged = []
         for name in sorted(os.listdir(staging)):
-            if name.startswith("part-"):
-                final = f"part-b{batch_id:08d}-{name[len('part-'):]}"
-                os.replace(os.path.join(staging, name), os.path.join(self._path, final))
-                moved.append(final)
+            p = os.path.join(staging, name)
+            if name.startswith("part-") and not name.startswith(f"part-{self._run}-"):
+                final = f"part-{self._run}-b{batch_id:08d}-{name[len('part-'):]}"
+                os.replace(p, os.path.join(staging, final))  # final name, still staged
+                staged.append(final)
+            elif os.path.isdir(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.remove(p)  # _SUCCESS, checksums
+        return staged
+
+    def _staging_root(self) -> str:
+        assert self._path is not None
+        return os.path.join(self._path, "_rstreams_staging", re.sub(r"[^A-Za-z0-9_.-]", "_", self._stream))
+
+    def _staging(self, batch_id: int) -> str:
+        return os.path.join(self._staging_root(), f"batch-{batch_id:08d}")
+
+    def _publish(self, batch_id: int, files: list[str]) -> None:
+        """Move a committed batch's staged files into the path (each an atomic rename; idempotent)."""
+        assert self._path is not None
+        staging = self._staging(batch_id)
+        for name in files:
+            src = os.path.join(staging, name)
+            if os.path.exists(src):
+                os.replace(src, os.path.join(self._path, name))
         shutil.rmtree(staging, ignore_errors=True)
-        return moved
+        for d in (os.path.dirname(staging), os.path.dirname(os.path.dirname(staging))):
+            try:
+                os.rmdir(d)  # tidy; fails harmlessly while another stream still stages there
+            except OSError:
+                break
 
     def _write_pyarrow(self, table: Any, batch_id: int) -> list[str]:
-        """No JVM on the hot path: one Parquet file per batch, staged then renamed (same commit log)."""
+        """No JVM on the hot path: one Parquet file per batch, staged like Spark's (same commit log)."""
         import pyarrow.parquet as pq
 
-        assert self._path is not None
-        staging = os.path.join(self._path, "_rstreams_staging", f"batch-{batch_id:08d}")
-        os.makedirs(staging, exist_ok=True)
-        name = f"part-b{batch_id:08d}-00000.parquet"
-        tmp = os.path.join(staging, name)
-        pq.write_table(table, tmp)
-        os.replace(tmp, os.path.join(self._path, name))
+        staging = self._staging(batch_id)
         shutil.rmtree(staging, ignore_errors=True)
+        os.makedirs(staging, exist_ok=True)
+        name = f"part-{self._run}-b{batch_id:08d}-00000.parquet"
+        pq.write_table(table, os.path.join(staging, name))
         return [name]
 
     # -- ending --------------------------------------------------------------------------------

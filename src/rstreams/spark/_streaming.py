@@ -12,6 +12,7 @@ the micro-batch in progress (at-least-once).
 from __future__ import annotations
 
 import itertools
+import os
 import tempfile
 import threading
 from typing import Any
@@ -168,3 +169,44 @@ def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None
     if not getattr(streaming_df, "isStreaming", False):
         raise TypeError("from_stream(): expected a streaming DataFrame (spark.readStream...)")
     return _StreamFlowable(streaming_df, as_, checkpoint, trigger)
+
+
+def landed_stream(path: str, *, spark: Any = None, format: str = "parquet", schema: Any = None, **options: Any) -> Any:
+    """A Structured Streaming DataFrame over what :func:`~rstreams.spark.to_spark` landed in ``path``.
+
+    The way back into Spark: ``to_spark`` publishes a micro-batch's files into ``path`` only after
+    its commit marker is durable, so Spark's file source (which skips ``_rstreams_staging`` and
+    ``_rstreams_commits``: names starting with ``_``) sees each committed batch's files once and
+    never a batch that could still be rolled back. New batches landed later show up in later
+    triggers. ``schema`` defaults to the schema of the files already landed (a file stream source
+    needs one up front); ``options`` go to the reader (``maxFilesPerTrigger=...``).
+
+    Example::
+
+        spark.to_spark(Flowable.range(0, 1000).map(lambda i: {"id": i}), path="/tmp/ids")
+        q = (spark.landed_stream("/tmp/ids").writeStream.format("memory").queryName("ids")
+             .trigger(availableNow=True).start())
+        q.awaitTermination()
+
+    Backpressure: Spark's own admission control (``maxFilesPerTrigger``) paces the query; combine
+    with :func:`from_stream` to consume it as a Flowable.
+    """
+    from ._session import session
+    from ._sink import _local_path
+
+    s = spark if spark is not None else session()
+    local = _local_path(path)
+    if schema is None:
+        has_data = os.path.isdir(local) and any(not n.startswith(("_", ".")) for n in os.listdir(local))
+        if not has_data:
+            raise ValueError(
+                f"landed_stream({path!r}): nothing has been landed there yet, so the schema is unknown; "
+                "pass schema=... (a DDL string or StructType)"
+            )
+        schema = s.read.format(format).load(local).schema
+    else:
+        os.makedirs(local, exist_ok=True)  # a stream over a path that to_spark will land into later
+    reader = s.readStream.format(format).schema(schema)
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    return reader.load(local)
