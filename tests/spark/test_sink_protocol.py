@@ -171,3 +171,29 @@ def test_upstream_error_fails_the_result_after_committing_full_batches(tmp_path:
     with pytest.raises(Boom):
         s.result(30)
     assert sorted(_read_ids(tmp_path)) == list(range(20))
+
+
+def test_memory_is_bounded_by_two_batches_while_a_slow_writer_lands(tmp_path: Path) -> None:
+    import time
+
+    produced = [0]
+    landed_before_write: list[tuple[int, int]] = []
+    batch = 100
+
+    def slow_hook(batch_id: int) -> None:
+        # called by the writer before each write: batches 0..batch_id-1 are committed by now
+        landed_before_write.append((batch_id, produced[0]))
+        time.sleep(0.01)
+
+    def count(_: object) -> None:
+        produced[0] += 1
+
+    s = _sink(tmp_path, batch, hook=slow_hook)
+    Flowable.range(0, 3000).map(lambda i: {"id": i}).do_on_next(count).subscribe(s)
+    assert s.result(60).rows == 3000
+    assert len(landed_before_write) == 30
+    for batch_id, n in landed_before_write:
+        # what the producer was allowed to emit: the committed batches, the one being written, and
+        # at most one more filling meanwhile (plus the first 16-element probe request)
+        assert n <= (batch_id + 2) * batch + 16, (batch_id, n)
+    assert sorted(_read_ids(tmp_path)) == list(range(3000))
