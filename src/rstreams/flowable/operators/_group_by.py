@@ -38,7 +38,8 @@ Races and guards:
 * The key -> group dict is read and written **only on the upstream thread**: a group cancelled from
   another thread is only marked; the upstream thread evicts it when it next sees its key.
 * Group drain: a ``wip`` ``AtomicInt`` per group (race: upstream ``on_next`` vs the group
-  subscriber's ``request``/``cancel`` on another thread). Fast path on the upstream thread: once a
+  subscriber's ``request``/``cancel`` on another thread); the group is a :class:`UnicastGroup`
+  (``_unicast_group.py``, shared with ``window``), which documents its own guards. Fast path on the upstream thread: once a
   drain has seen unbounded demand and emptied the queue it publishes ``fast_on_next``; then, while no
   drain is running (``wip == 0``), the element goes straight to the group's subscriber. A drain that
   starts concurrently (a request or cancel on another thread) finds an empty queue and emits
@@ -46,27 +47,28 @@ Races and guards:
 * Fused sources (``range``, ``from_iterable`` and stateless chains on them): group_by drives the
   builtin iterator itself (:class:`_PullSubscription`), so the per-element cost is one loop
   iteration, the key function, a dict lookup and the group subscriber's ``on_next``.
-* ``_sub_state`` (``AtomicInt``): fresh -> subscribed, or fresh -> abandoned (race: a subscriber
-  arriving on another thread vs the abandonment check).
+* ``_sub_state`` (``AtomicInt``, per group): fresh -> subscribed, or fresh -> abandoned (race: a
+  subscriber arriving on another thread vs the abandonment check).
 * ``_live`` (``AtomicInt``): the main subscription plus one per open group; the one who brings it to
-  0 cancels the upstream (race: main cancel vs group cancel).
+  0 cancels the upstream (race: main cancel vs group cancel; a group releases its share once, on
+  cancel or abandonment: ``UnicastGroup.release``).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any, Final, Generic, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, add_request, validate_request
 from ..._internal.subscriptions import CANCELLED, error_empty
 from ..._spec import Subscriber, Subscription
-from ...errors import MissingBackpressureError, ProtocolViolationError
+from ...errors import MissingBackpressureError
 from .._base import none_result_error
 from .._flowable import Flowable
 from ._time_common import NOOP
+from ._unicast_group import UnicastGroup
 
 __all__ = ["group_by", "GroupedFlowable"]
 
@@ -75,9 +77,6 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 _MAX: Final = MAX_DEMAND
-_FRESH: Final = 0
-_SUBSCRIBED: Final = 1
-_ABANDONED: Final = 2
 
 
 class GroupedFlowable(Flowable[V], Generic[K, V]):
@@ -101,166 +100,21 @@ class GroupedFlowable(Flowable[V], Generic[K, V]):
 
 
 @final
-class _GroupState:
-    """A group's unicast queue, its Subscription, and its drain."""
+class _GroupState(UnicastGroup):
+    """A group's unicast queue, its Subscription, and its drain (:class:`UnicastGroup`).
 
-    __slots__ = (
-        "key",
-        "_parent",
-        "q",
-        "requested",
-        "wip",
-        "downstream",
-        "_once",
-        "_sub_state",
-        "cancelled",
-        "done",
-        "_error",
-        "_accounted",
-        "_terminated",
-        "_released",
-        "_request_error",
-        "fast_on_next",
-        "__weakref__",
-    )
+    Delivered (or, on cancel, dropped) elements replenish the upstream window; the group releases
+    its share of ``_live`` when cancelled or abandoned.
+    """
+
+    __slots__ = ("key",)
 
     def __init__(self, key: Any, parent: _GroupBySubscriber) -> None:
+        super().__init__(parent.group_released, parent.replenish)
         self.key = key
-        self._parent = parent
-        self.q: deque[Any] = deque()
-        self.requested = AtomicInt(0)  # race: request (group subscriber thread) vs drain
-        self.wip = AtomicInt(0)  # race: upstream on_next vs request/cancel (queue-drain)
-        self.downstream: Subscriber[Any] | None = None
-        self._once = AtomicFlag()  # unicast: one subscriber
-        self._sub_state = AtomicInt(_FRESH)  # race: late subscribe vs abandonment
-        self.cancelled = False
-        self.done = False
-        self._error: BaseException | None = None
-        self._accounted = True  # delivered elements replenish the upstream (not once abandoned)
-        self._terminated = False
-        self._released = AtomicFlag()  # race: abandonment vs a late subscriber's cancel (release once)
-        self._request_error: BaseException | None = None
-        # the subscriber's on_next once its demand is unbounded (sticky); None otherwise or after cancel
-        self.fast_on_next: Callable[[Any], Any] | None = None
 
-    def release(self) -> bool:
-        """True once: this group stops counting towards the upstream's liveness."""
-        return self._released.try_set()
-
-    # -- subscription ----------------------------------------------------------------------------
-    def subscribe(self, subscriber: Subscriber[Any]) -> None:
-        if not self._once.try_set():
-            error_empty(
-                subscriber,
-                ProtocolViolationError(
-                    "2.12", f"group_by(): the group for key {self.key!r} can be subscribed only once"
-                ),
-            )
-            return
-        self._sub_state.compare_and_set(_FRESH, _SUBSCRIBED)
-        self.downstream = subscriber
-        subscriber.on_subscribe(self)
-        self.drain()
-
-    def try_abandon(self) -> bool:
-        return self._sub_state.compare_and_set(_FRESH, _ABANDONED)
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: the group ends with the error, delivered by the drain (serially)
-                self._request_error = err
-                self.cancel()
-                self.drain()
-                return
-        add_request(self.requested, n)
-        self.drain()
-
-    def cancel(self) -> None:
-        self.fast_on_next = None
-        if self.cancelled:
-            return
-        self.cancelled = True
-        self._parent.group_cancelled(self)
-        self.drain()  # clears the queue (and replenishes it) if no drain is running
-
-    # -- from the upstream thread ------------------------------------------------------------------
-    def on_error(self, error: BaseException) -> None:
-        self._error = error
-        self.done = True
-        self.drain()
-
-    def on_complete(self) -> None:
-        self.done = True
-        self.drain()
-
-    # -- the drain -------------------------------------------------------------------------------
-    def drain(self) -> None:
-        wip = self.wip
-        if wip.get_and_increment() != 0:
-            return
-        missed = 1
-        q = self.q
-        requested = self.requested
-        while True:
-            if self.cancelled:
-                n = len(q)
-                q.clear()
-                if n and self._accounted:
-                    self._parent.replenish(n)
-                d = self.downstream
-                self.downstream = None  # rule 3.13
-                re = self._request_error
-                if re is not None and d is not None and not self._terminated:
-                    self._terminated = True
-                    d.on_error(re)
-            else:
-                d = self.downstream
-                if d is not None:
-                    done = self.done  # read before the queue: every element precedes the terminal
-                    if done and self._error is not None:
-                        q.clear()
-                        self._finish(d)
-                    else:
-                        r = requested.get()
-                        n = len(q)
-                        if r < _MAX and n > r:
-                            n = r
-                        e = 0
-                        if n:
-                            on_next = d.on_next
-                            pop = q.popleft
-                            while e < n and not self.cancelled:
-                                on_next(pop())
-                                e += 1
-                            if r < _MAX:
-                                produced(requested, e)  # once per batch
-                            if self._accounted:
-                                self._parent.replenish(e)
-                        if done and not q and not self.cancelled:
-                            self._finish(d)
-                        elif r >= _MAX and not q and self.fast_on_next is None and not self.cancelled:
-                            # enable the upstream thread's fast path. Set inside the drain, after
-                            # emptying the queue: while wip is 0 and demand unbounded the queue stays
-                            # empty (only the upstream thread appends, and then drains), so the fast
-                            # path never overtakes a queued element.
-                            self.fast_on_next = d.on_next
-            missed = wip.add_and_get(-missed)
-            if missed == 0:
-                return
-
-    def _finish(self, d: Subscriber[Any]) -> None:
-        if self._terminated:
-            return
-        self._terminated = True
-        self.downstream = None  # rule 3.13
-        self.fast_on_next = None
-        e = self._error
-        if e is None:
-            d.on_complete()
-        else:
-            d.on_error(e)
+    def _subscribed_twice(self) -> str:
+        return f"group_by(): the group for key {self.key!r} can be subscribed only once"
 
 
 @final
@@ -442,9 +296,8 @@ class _GroupBySubscriber:
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             del self._groups[key]
             self._open -= 1
-            g._accounted = False
-            if g.release() and self._live.decrement_and_get() == 0:
-                self._upstream.cancel()  # the main was cancelled meanwhile
+            g.replenish = None  # its element is replenished here, not when a late subscriber takes it
+            g.release()  # cancels the upstream if the main was cancelled meanwhile
             g.on_complete()
             self.replenish(1)
         elif g.q:
@@ -491,8 +344,9 @@ class _GroupBySubscriber:
         if n > 0 and not self._done:
             self._upstream.request(n)
 
-    def group_cancelled(self, g: _GroupState) -> None:
-        if g.release() and self._live.decrement_and_get() == 0:
+    def group_released(self) -> None:
+        """A group was cancelled or abandoned (once per group: ``UnicastGroup.release``)."""
+        if self._live.decrement_and_get() == 0:
             self._upstream.cancel()
 
     # -- main subscription -----------------------------------------------------------------------

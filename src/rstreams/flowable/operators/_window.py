@@ -2,7 +2,9 @@
 
 Each window is a :class:`UnicastWindow`: a Flowable that can be subscribed once, with its own queue,
 demand and wip drain (race: the producer's ``on_next`` vs the window subscriber's
-``request``/``cancel`` on another thread). It buffers what its subscriber has not requested yet.
+``request``/``cancel`` on another thread). It buffers what its subscriber has not requested yet. The
+queue-drain is a :class:`UnicastGroup` (``_unicast_group.py``, shared with ``group_by``'s groups),
+which documents its guards.
 
 ``window(count, skip)``: a new window opens every ``skip`` elements and closes after ``count``
 elements. Backpressure: ``request(n)`` windows asks the upstream for ``count + skip * (n - 1)``
@@ -28,14 +30,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, cast, final
+from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
 from ..._internal.requests import MAX_DEMAND, add_cap, add_request, mul_cap, produced, validate_request
-from ..._internal.subscriptions import CANCELLED, error_empty
+from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
-from ...errors import ProtocolViolationError
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from ._time_common import (
@@ -46,180 +47,58 @@ from ._time_common import (
     missing_backpressure,
     resolve_scheduler,
 )
+from ._unicast_group import UnicastGroup
 
 __all__ = ["window", "window_timed", "UnicastWindow"]
 
 T = TypeVar("T")
 _MAX: Final = MAX_DEMAND
-_FRESH: Final = 0
-_SUBSCRIBED: Final = 1
-_ABANDONED: Final = 2
 
 
 class UnicastWindow(Flowable[T]):
-    """A window: a Flowable subscribed at most once, buffering until its subscriber requests."""
+    """A window: a Flowable subscribed at most once, buffering until its subscriber requests.
 
-    __slots__ = (
-        "_q",
-        "_requested",
-        "_wip",
-        "_downstream",
-        "_once",
-        "_state",
-        "_cancelled",
-        "_done",
-        "_error",
-        "_terminated",
-        "_on_cancel",
-        "_released",
-        "_request_error",
-    )
+    ``on_cancel`` runs once when the window stops keeping the upstream alive: its subscriber
+    cancelled, it completed or failed, or it was abandoned (:meth:`release`). The queue, demand and
+    drain are a :class:`UnicastGroup` (shared with ``group_by``); the operators here feed it
+    directly (``_state``), other producers through :meth:`on_next` and the terminal methods.
+    """
+
+    __slots__ = ("_state",)
 
     def __init__(self, on_cancel: Callable[[], Any]) -> None:
-        self._q: deque[Any] = deque()
-        self._requested = AtomicInt(0)  # race: request vs drain
-        self._wip = AtomicInt(0)  # race: producer on_next vs subscriber request/cancel
-        self._downstream: Subscriber[Any] | None = None
-        self._once = AtomicFlag()
-        self._state = AtomicInt(_FRESH)  # race: late subscribe vs abandonment
-        self._cancelled = False
-        self._done = False
-        self._error: BaseException | None = None
-        self._terminated = False
-        self._on_cancel: Callable[[], Any] | None = on_cancel
-        self._released = AtomicFlag()  # race: abandonment vs cancel vs completion (release once)
-        self._request_error: BaseException | None = None
+        self._state = _WindowState(on_cancel)
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        self._state.subscribe(subscriber)
 
     def release(self) -> None:
         """This window no longer keeps the upstream alive (cancelled, done or abandoned): once."""
-        if self._released.try_set():
-            cb = self._on_cancel
-            self._on_cancel = None
-            if cb is not None:
-                cb()
-
-    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        if not self._once.try_set():
-            error_empty(
-                cast(Any, subscriber), ProtocolViolationError("2.12", "a window can be subscribed only once")
-            )
-            return
-        self._state.compare_and_set(_FRESH, _SUBSCRIBED)
-        self._downstream = subscriber
-        subscriber.on_subscribe(_WindowSubscription(self))
-        self._drain()
+        self._state.release()
 
     def try_abandon(self) -> bool:
-        return self._state.compare_and_set(_FRESH, _ABANDONED)
+        return self._state.try_abandon()
 
-    # -- producer side (serialized by the parent) ------------------------------------------------
+    # -- producer side (serialized by the producer) ---------------------------------------------
     def on_next(self, item: Any) -> None:
-        if self._done or self._cancelled:
-            return
-        self._q.append(item)
-        self._drain()
+        self._state.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
-        if self._done:
-            return
-        self._error = error
-        self._done = True
-        self.release()
-        self._drain()
+        self._state.on_error(error)
 
     def on_complete(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self.release()
-        self._drain()
-
-    # -- subscriber side -------------------------------------------------------------------------
-    def _request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._request_error = err  # rule 3.9: delivered by the drain (serially)
-                self._cancel()
-                self._drain()
-                return
-        add_request(self._requested, n)
-        self._drain()
-
-    def _cancel(self) -> None:
-        if self._cancelled:
-            return
-        self._cancelled = True
-        self.release()
-        self._drain()
-
-    def _drain(self) -> None:
-        wip = self._wip
-        if wip.get_and_increment() != 0:
-            return
-        missed = 1
-        q = self._q
-        requested = self._requested
-        while True:
-            if self._cancelled:
-                q.clear()
-                d = self._downstream
-                self._downstream = None  # rule 3.13
-                re = self._request_error
-                if re is not None and d is not None and not self._terminated:
-                    self._terminated = True
-                    d.on_error(re)
-            else:
-                d = self._downstream
-                if d is not None:
-                    done = self._done  # read before the queue
-                    if done and self._error is not None:
-                        q.clear()
-                        self._finish(d)
-                    else:
-                        r = requested.get()
-                        n = len(q)
-                        if r < _MAX and n > r:
-                            n = r
-                        if n:
-                            e = 0
-                            on_next = d.on_next
-                            pop = q.popleft
-                            while e < n and not self._cancelled:
-                                on_next(pop())
-                                e += 1
-                            if r < _MAX:
-                                produced(requested, e)
-                        if done and not q and not self._cancelled:
-                            self._finish(d)
-            missed = wip.add_and_get(-missed)
-            if missed == 0:
-                return
-
-    def _finish(self, d: Subscriber[Any]) -> None:
-        if self._terminated:
-            return
-        self._terminated = True
-        self._downstream = None  # rule 3.13
-        e = self._error
-        if e is None:
-            d.on_complete()
-        else:
-            d.on_error(e)
+        self._state.on_complete()
 
 
 @final
-class _WindowSubscription:
-    __slots__ = ("_w",)
+class _WindowState(UnicastGroup):
+    """A window's queue, Subscription and drain; terminating it releases it."""
 
-    def __init__(self, w: UnicastWindow[Any]) -> None:
-        self._w = w
+    __slots__ = ()
+    release_when_done = True
 
-    def request(self, n: int) -> None:
-        self._w._request(n)
-
-    def cancel(self) -> None:
-        self._w._cancel()
+    def _subscribed_twice(self) -> str:
+        return "a window can be subscribed only once"
 
 
 class _LiveCount:
@@ -270,7 +149,7 @@ class _WindowSubscriber:
         self._upstream: Subscription = CANCELLED
         self._count = count
         self._skip = skip
-        self._open: deque[list[Any]] = deque()  # [window, size] of the open windows (upstream thread)
+        self._open: deque[list[Any]] = deque()  # [window state, size] of the open windows (upstream thread)
         self._index = 0
         self._out: deque[UnicastWindow[Any]] = deque()  # windows waiting for main demand
         self._requested = AtomicInt(0)  # race: request vs drain
@@ -301,7 +180,7 @@ class _WindowSubscriber:
         if i % self._skip == 0 and not self._main_cancelled.is_set():
             w: UnicastWindow[Any] = UnicastWindow(self._live.release)
             self._live.add()
-            opened.append([w, 0])
+            opened.append([w._state, 0])
             self._out.append(w)
             self._drain()
         for entry in opened:
@@ -377,8 +256,9 @@ class _WindowSubscriber:
                     w = out.popleft()
                     d.on_next(w)
                     e += 1
-                    if w.try_abandon():
-                        w.release()  # nobody subscribed: it does not keep the upstream alive
+                    ws = w._state
+                    if ws.try_abandon():
+                        ws.release()  # nobody subscribed: it does not keep the upstream alive
                 if e and r < _MAX:
                     produced(requested, e)
                 if done and not out:
@@ -447,7 +327,7 @@ class _WindowTimedSubscriber:
         self._duration = duration
         self._count = count
         self._requested = AtomicInt(0)  # race: request vs window opening
-        self._window: UnicastWindow[Any] | None = None  # inside serialized sections only
+        self._window: UnicastGroup | None = None  # the open window's state; inside serialized sections only
         self._size = 0
         self._gen = 0
         self._timer: Any = None
@@ -493,11 +373,12 @@ class _WindowTimedSubscriber:
             return
         w: UnicastWindow[Any] = UnicastWindow(self._live.release)
         self._live.add()
-        self._window = w
+        ws = w._state
+        self._window = ws
         self._size = 0
         self._out.emit_next(w)
-        if w.try_abandon():
-            w.release()  # nobody subscribed during on_next: it does not keep the upstream alive
+        if ws.try_abandon():
+            ws.release()  # nobody subscribed during on_next: it does not keep the upstream alive
         if r.get() < _MAX:
             produced(r, 1)
 
