@@ -15,6 +15,8 @@ for demand (post-complete) instead of failing, since no further lists can follow
 Race: timer close vs on_next vs on_complete: every state change and emission runs inside
 :meth:`SerializedOut.run`, so each element lands in exactly one list and lists are emitted in order,
 never overlapping (rule 1.3). A restarted timer carries a generation number; a stale tick is ignored.
+The timer and that serialization are :class:`TimedChunks` (``_timed_chunks.py``, shared with
+``window_timed``).
 """
 
 from __future__ import annotations
@@ -22,20 +24,12 @@ from __future__ import annotations
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicInt
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED
-from ..._spec import Subscriber, Subscription
+from ..._spec import Subscriber
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
-from ._time_common import (
-    NOOP,
-    SerializedOut,
-    check_count,
-    check_duration,
-    missing_backpressure,
-    resolve_scheduler,
-)
+from ._time_common import check_count, check_duration, missing_backpressure, resolve_scheduler
+from ._timed_chunks import TimedChunks
 
 __all__ = ["buffer_timed"]
 
@@ -44,60 +38,15 @@ _MAX: Final = MAX_DEMAND
 
 
 @final
-class _BufferTimedSubscriber:
-    _rs_no_wrap = True
-    __slots__ = (
-        "_out",
-        "_downstream_ref",
-        "_upstream",
-        "_worker",
-        "_duration",
-        "_count",
-        "_requested",
-        "_buffer",
-        "_gen",
-        "_timer",
-        "_done",
-        "_final",
-        "__weakref__",
-    )
+class _BufferTimedSubscriber(TimedChunks):
+    __slots__ = ("_buffer", "_final")
 
     def __init__(
         self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
     ) -> None:
-        self._out = SerializedOut(downstream)  # race: timer vs upstream (module docstring)
-        self._downstream_ref: Subscriber[Any] = downstream
-        self._upstream: Subscription = CANCELLED
-        self._worker = worker
-        self._duration = duration
-        self._count = count
-        self._requested = AtomicInt(0)  # race: request vs emission
+        super().__init__(downstream, worker, duration, count)
         self._buffer: list[Any] = []  # inside serialized sections only
-        self._gen = 0
-        self._timer: Any = None
-        self._done = False
         self._final: list[Any] | None = None  # the last list, waiting for demand after completion
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        d = self._downstream_ref
-        self._downstream_ref = NOOP
-        d.on_subscribe(self)
-        if not self._done:
-            self._start_timer()
-            subscription.request(_MAX)
-
-    def _start_timer(self) -> None:
-        g = self._gen
-        t = self._timer
-        if t is not None:
-            t.dispose()
-        self._timer = self._worker.schedule_periodic(
-            lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration
-        )
 
     def _emit(self, buf: list[Any]) -> None:
         # inside a serialized section
@@ -119,16 +68,10 @@ class _BufferTimedSubscriber:
             )
         )
 
-    def _tick(self, gen: int) -> None:
-        if gen != self._gen or self._done:
-            return  # a stale tick of a restarted timer
+    def _rotate(self) -> None:
         buf = self._buffer
         self._buffer = []
         self._emit(buf)
-
-    def on_next(self, item: Any) -> None:
-        if not self._done:
-            self._out.run(lambda: self._on_item(item))
 
     def _on_item(self, item: Any) -> None:
         if self._done:
@@ -137,17 +80,7 @@ class _BufferTimedSubscriber:
         buf.append(item)
         c = self._count
         if c is not None and len(buf) >= c:
-            self._buffer = []
-            self._gen += 1
-            self._emit(buf)
-            if not self._done:
-                self._start_timer()
-
-    def on_error(self, error: BaseException) -> None:
-        self._out.run(lambda: self._end(error))
-
-    def on_complete(self) -> None:
-        self._out.run(lambda: self._end(None))
+            self._full()
 
     def _end(self, error: BaseException | None) -> None:
         if self._done:

@@ -41,12 +41,12 @@ from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from ._time_common import (
     NOOP,
-    SerializedOut,
     check_count,
     check_duration,
     missing_backpressure,
     resolve_scheduler,
 )
+from ._timed_chunks import TimedChunks
 from ._unicast_group import UnicastGroup
 
 __all__ = ["window", "window_timed", "UnicastWindow"]
@@ -297,69 +297,24 @@ def window(source: Flowable[T], count: int, skip: int | None = None) -> Flowable
 
 
 @final
-class _WindowTimedSubscriber:
-    _rs_no_wrap = True
-    __slots__ = (
-        "_out",
-        "_downstream_ref",
-        "_upstream",
-        "_worker",
-        "_duration",
-        "_count",
-        "_requested",
-        "_window",
-        "_size",
-        "_gen",
-        "_timer",
-        "_main_cancelled",
-        "_live",
-        "_done",
-        "__weakref__",
-    )
+class _WindowTimedSubscriber(TimedChunks):
+    __slots__ = ("_window", "_size", "_main_cancelled", "_live")
 
     def __init__(
         self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
     ) -> None:
-        self._out = SerializedOut(downstream)  # race: timer close vs on_next (see module docstring)
-        self._downstream_ref: Subscriber[Any] = downstream
-        self._upstream: Subscription = CANCELLED
-        self._worker = worker
-        self._duration = duration
-        self._count = count
-        self._requested = AtomicInt(0)  # race: request vs window opening
+        super().__init__(downstream, worker, duration, count)  # _requested: race: request vs window opening
         self._window: UnicastGroup | None = None  # the open window's state; inside serialized sections only
         self._size = 0
-        self._gen = 0
-        self._timer: Any = None
         self._main_cancelled = AtomicFlag()
         self._live = _LiveCount(self._stop)
-        self._done = False
 
     def _stop(self) -> None:
         self._upstream.cancel()
         self._worker.dispose()
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        d = self._downstream_ref
-        self._downstream_ref = NOOP
-        d.on_subscribe(self)
+    def _begin(self) -> None:
         self._out.run(self._open_window)
-        if not self._done:
-            self._start_timer()
-            subscription.request(_MAX)
-
-    def _start_timer(self) -> None:
-        g = self._gen
-        t = self._timer
-        if t is not None:
-            t.dispose()
-        self._timer = self._worker.schedule_periodic(
-            lambda: self._out.run(lambda: self._tick(g)), self._duration, self._duration
-        )
 
     def _open_window(self) -> None:
         # inside a serialized section
@@ -388,15 +343,9 @@ class _WindowTimedSubscriber:
         if w is not None:
             w.on_complete()
 
-    def _tick(self, gen: int) -> None:
-        if gen != self._gen or self._done:
-            return  # a stale tick of a restarted timer
+    def _rotate(self) -> None:
         self._close_window()
         self._open_window()
-
-    def on_next(self, item: Any) -> None:
-        if not self._done:
-            self._out.run(lambda: self._on_item(item))
 
     def _on_item(self, item: Any) -> None:
         w = self._window
@@ -407,17 +356,7 @@ class _WindowTimedSubscriber:
         if c is not None:
             self._size += 1
             if self._size >= c:
-                self._gen += 1
-                self._close_window()
-                self._open_window()
-                if not self._done:
-                    self._start_timer()
-
-    def on_error(self, error: BaseException) -> None:
-        self._out.run(lambda: self._end(error))
-
-    def on_complete(self) -> None:
-        self._out.run(lambda: self._end(None))
+                self._full()
 
     def _end(self, error: BaseException | None) -> None:
         if self._done:
