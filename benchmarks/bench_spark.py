@@ -76,6 +76,9 @@ def _session() -> Any:
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(BATCH_ROWS // (os.cpu_count() or 2)))
         .config("spark.sql.execution.arrow.localRelationThreshold", "0")
+        # local mode: the driver JVM is also the executor; with Spark's default 1g, 1 M-row partition
+        # results are lost from the block manager (TaskResultLost) - as rstreams.spark.session() does
+        .config("spark.driver.memory", "2g")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
