@@ -1,21 +1,27 @@
 """Spark DataFrame -> Flowable, fetching on demand.
 
-Transport: ``df.mapInArrow(to_ipc, "ipc binary").toLocalIterator(prefetchPartitions=...)``. Each
-Arrow batch an executor produces travels as one Arrow IPC blob (no ``Row`` per record); the driver
-decodes it into a ``pyarrow.RecordBatch``. Spark computes a partition only when the iterator asks
-for it, and the iterator is pulled only while there is outstanding demand, so driver memory stays
-bounded by the partitions in flight (1, or 2 with prefetch).
+Transport (classic pyspark): the JVM turns each partition into Arrow record-batch messages with its
+own ``ArrowConverters`` (``Dataset.toArrowBatchRdd``, the code path of ``df.toArrow()``; no Python
+worker, no ``Row``), and ``PythonRDD.toLocalIteratorAndServe`` serves that RDD partition by partition
+over a local socket. The driver asks for the next partition only when the Flowable is pulled past
+the last batch of the current one, and the iterator is pulled only while there is outstanding
+demand, so driver memory stays bounded by the partitions in flight (1, or 2 with prefetch).
 
-Cancellation stops the running Spark job (its job group is cancelled) and closes the iterator.
+Fallback (Spark Connect DataFrames, or a Spark without ``toArrowBatchRdd``):
+``df.mapInArrow(to_ipc, "ipc binary").toLocalIterator(prefetchPartitions=...)``; each Arrow batch
+travels as one Arrow IPC blob through a Python worker. Same demand and cancellation behaviour, slower.
+
+Cancellation stops the running Spark job (its job group is cancelled) and closes the socket.
 """
 
 from __future__ import annotations
 
 import itertools
-import threading
+import socket
+import struct
 import uuid
-from collections.abc import Iterator
-from typing import Any, Final
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, Final, NoReturn
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag
@@ -28,9 +34,21 @@ __all__ = ["from_dataframe", "from_table", "from_sql", "batch_to_rows"]
 
 _AS: Final = ("arrow", "rows", "pandas")
 
+# PythonRDD.toLocalIteratorAndServe's socket protocol (org.apache.spark.api.python.PythonRDD):
+# the client writes 1 ("next partition, please") or 0 ("stop"); the server answers 1 (a partition
+# follows: length-prefixed byte arrays, then END_OF_DATA_SECTION), 0 (no partitions left) or -1
+# (a failure: the server object's getResult() raises it). Ints are 4-byte big-endian.
+_INT: Final = struct.Struct("!i")
+_REQUEST_NEXT: Final = _INT.pack(1)
+_REQUEST_STOP: Final = _INT.pack(0)
+_HAS_PARTITION: Final = 1
+_NO_MORE: Final = 0
+_END_OF_DATA_SECTION: Final = -1
+
 
 def _to_ipc(batches: Iterator[Any]) -> Iterator[Any]:
-    """Runs on the executors: each RecordBatch becomes one Arrow IPC stream in a binary cell."""
+    """Runs on the executors (fallback transport): each RecordBatch becomes one Arrow IPC stream in
+    a binary cell."""
     import pyarrow as pa
 
     for b in batches:
@@ -50,60 +68,259 @@ def batch_to_rows(batch: Any) -> list[tuple[Any, ...]]:
     return list(zip(*cols, strict=True))
 
 
+# -- JVM-side Arrow transport -------------------------------------------------------------------------
+
+
+class _ResultStreamError(ConnectionError):
+    """The Spark driver's result socket broke or spoke out of protocol, with no Spark error to
+    report instead."""
+
+
+class _ArrowPartitionSocket:
+    """The driver's end of ``PythonRDD.toLocalIteratorAndServe`` over an RDD of Arrow record-batch
+    messages: yields ``pyarrow.RecordBatch`` es, requesting a partition only when the previous one
+    has been read to its end.
+
+    One thread at a time: :meth:`batches` runs on the Flowable's emission loop, and :meth:`close`
+    runs from its ``finally`` (on that thread, or on the thread that drops a suspended iterator).
+    Nothing here is shared with a cancelling thread: a cancel stops the Spark jobs (the server then
+    answers -1, which ends a blocked read), and the iterator is closed once nobody pulls it.
+    """
+
+    def __init__(self, sock_info: Any, schema: Any, on_partition: Callable[[], None]) -> None:
+        from pyspark.util import local_connect_and_auth
+
+        conn, secret, self._server = sock_info[0], sock_info[1], sock_info[2]
+        self._schema = schema
+        self._on_partition = on_partition
+        sockfile, sock = local_connect_and_auth(conn, secret)
+        # a partition may take arbitrarily long to compute (pyspark does the same, SPARK-18281)
+        sock.settimeout(None)
+        self._file: Any = sockfile
+        self._sock: socket.socket | None = sock
+        # where the protocol stands: "idle" (the server waits for a request), "requested" (a status
+        # is due), "partition" (frames are due), "done" (the server has finished or failed)
+        self._state = "idle"
+
+    def _read_int(self) -> int:
+        data = self._file.read(4)
+        if len(data) < 4:
+            raise EOFError("the Spark driver closed the result socket")
+        value: int = _INT.unpack(data)[0]
+        return value
+
+    def _read_message(self, size: int) -> Any:
+        import pyarrow as pa
+
+        buf = pa.allocate_buffer(size)  # 64-byte aligned, as Arrow's IPC reader likes it
+        view = memoryview(buf)
+        got = 0
+        while got < size:
+            n = self._file.readinto(view[got:])
+            if not n:
+                raise EOFError("the Spark driver closed the result socket mid-partition")
+            got += n
+        return buf
+
+    def batches(self) -> Iterator[Any]:
+        """The non-empty record batches of every partition, in order."""
+        import pyarrow as pa
+
+        read_batch = pa.ipc.read_record_batch
+        schema = self._schema
+        try:
+            while True:
+                self._state = "requested"
+                self._file.write(_REQUEST_NEXT)
+                self._file.flush()
+                status = self._read_int()
+                if status == _NO_MORE:
+                    self._state = "done"
+                    return
+                if status != _HAS_PARTITION:
+                    self._state = "done"
+                    self._raise_server_failure(f"status {status}")
+                self._state = "partition"
+                self._on_partition()
+                while True:
+                    size = self._read_int()
+                    if size == _END_OF_DATA_SECTION:
+                        break
+                    if size < 0:
+                        raise _ResultStreamError(f"from_dataframe: unexpected frame length {size} from the Spark driver")
+                    batch = read_batch(self._read_message(size), schema)
+                    if batch.num_rows:
+                        yield batch
+                self._state = "idle"
+        except (EOFError, OSError) as e:
+            if isinstance(e, _ResultStreamError):
+                raise
+            self._state = "done"
+            self._raise_server_failure(f"{type(e).__name__}: {e}")
+
+    def _raise_server_failure(self, what: str) -> NoReturn:
+        """The server signalled a failure (or the socket broke): raise the JVM-side error if any."""
+        self._server.getResult()  # raises the failure of the serving thread (a Spark job error)
+        raise _ResultStreamError(f"from_dataframe: the Spark driver's result stream broke ({what})")
+
+    def close(self) -> None:
+        """Release the socket, stopping the server politely: the rest of a partition being read is
+        drained (Spark has materialized it already) and 0 ("stop") is sent, so the server ends
+        without logging a broken pipe. Jobs are not touched (a cancel has stopped them)."""
+        sock, self._sock = self._sock, None
+        if sock is None:
+            return
+        try:
+            if self._state == "partition":
+                while (size := self._read_int()) != _END_OF_DATA_SECTION:
+                    if size < 0 or len(self._file.read(size)) < size:
+                        raise EOFError
+                self._state = "idle"
+            if self._state == "idle":
+                self._file.write(_REQUEST_STOP)
+                self._file.flush()
+        except (EOFError, OSError, ValueError):
+            pass  # the server is gone or failed: nothing left to stop
+        finally:
+            self._state = "done"
+            try:
+                self._file.close()
+            except OSError:
+                pass
+            sock.close()
+
+
+def _open_jvm_arrow(df: Any, prefetch: bool, on_partition: Callable[[], None]) -> _ArrowPartitionSocket | None:
+    """Serve ``df`` as JVM-made Arrow batches, partition by partition; ``None`` when this
+    DataFrame/Spark cannot (Spark Connect, or no ``toArrowBatchRdd`` of the expected shape)."""
+    jdf = getattr(df, "_jdf", None)
+    if jdf is None:
+        return None
+    from py4j.protocol import Py4JError, Py4JJavaError  # type: ignore[import-untyped,unused-ignore]
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    spark = df.sparkSession
+    try:
+        # the settings Dataset.toArrowBatchRdd() itself would read (SQLConf accessors)
+        conf = spark._jsparkSession.sessionState().conf()
+        max_records = int(conf.arrowMaxRecordsPerBatch())
+        time_zone = str(conf.sessionLocalTimeZone())
+        large_var_types = bool(conf.arrowUseLargeVarTypes())
+        error_on_duplicates = str(conf.pandasStructHandlingMode()) == "legacy"
+        # private[sql] in Scala, public in bytecode: (maxRecordsPerBatch, timeZoneId,
+        # errorOnDuplicatedFieldNames, largeVarTypes) -> RDD[Array[Byte]] of record-batch messages
+        rdd = jdf.toArrowBatchRdd(max_records, time_zone, error_on_duplicates, large_var_types)
+    except Py4JJavaError:
+        raise  # the query itself failed (e.g. while planning): a real error, not a missing method
+    except (Py4JError, AttributeError):
+        return None  # no such method or setting on this Spark version: use the fallback
+    # the schema the JVM wrote with (the messages carry none): same time zone and string/binary
+    # widths as the toArrowBatchRdd call above
+    schema = to_arrow_schema(df.schema, timezone=time_zone, prefers_large_types=large_var_types)
+    sock_info = spark.sparkContext._jvm.PythonRDD.toLocalIteratorAndServe(rdd, prefetch)
+    return _ArrowPartitionSocket(sock_info, schema, on_partition)
+
+
+_JOB_GROUP_PROPERTIES: Final = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
+
+
 class _Fetch:
-    """One subscription's Spark fetch: the iterator, its job group, and its cleanup."""
+    """One subscription's Spark fetch: the transport, its job group, and its cleanup."""
 
     def __init__(self, df: Any, prefetch: bool) -> None:
         self._df = df
         self._prefetch = prefetch
         self._group = f"rstreams-source-{uuid.uuid4().hex[:12]}"
-        self._it: Any = None
         self._closed = AtomicFlag()
-        self.partitions_fetched = 0
-        self._lock = threading.Lock()  # guards starting vs closing the iterator
+        self.partitions_fetched = 0  # partitions (JVM transport) or IPC blobs (fallback) received
+        self.transport = ""  # "jvm-arrow" or "map-in-arrow", once started
+
+    def _count_partition(self) -> None:
+        self.partitions_fetched += 1
 
     def batches(self) -> Iterator[Any]:
-        import pyarrow as pa
-
-        sc = self._df.sparkSession.sparkContext
-        with self._lock:
+        """The DataFrame's non-empty record batches. Errors caused by our own cancellation (a
+        cancelled job) end the iterator quietly: nobody waits for them any more."""
+        if self._closed.is_set():
+            return
+        try:
+            source, release = self._open()
+            try:
+                if self._closed.is_set():
+                    # race: close() ran while the transport was opening; a job it could not see
+                    # (cancelJobGroup without "future jobs", on an older Spark) is stopped here
+                    self._cancel_jobs()
+                    return
+                yield from source
+            finally:
+                release()
+        except Exception:
             if self._closed.is_set():
                 return
-            # jobs started from this thread (the toLocalIterator server inherits it) join the group
-            sc.setJobGroup(self._group, "rstreams from_dataframe", True)
-            self._it = self._df.mapInArrow(_to_ipc, "ipc binary").toLocalIterator(prefetchPartitions=self._prefetch)
+            raise
+
+    def _open(self) -> tuple[Iterator[Any], Callable[[], None]]:
+        """Open the transport (its batches, and how to release it) with this fetch's job group set
+        on the calling thread, then restore the thread's own group. Jobs run either during these
+        calls (planning, adaptive stages) or on the serving thread that toLocalIteratorAndServe
+        starts here, which inherits a copy of the group: no job of ours depends on the calling
+        thread's group afterwards (a pooled io thread keeps no stale group)."""
+        if getattr(self._df, "_jdf", None) is None:
+            # Spark Connect: no SparkContext here (no job group; closing the iterator ends the
+            # server-side stream)
+            self.transport = "map-in-arrow"
+            rows = self._df.mapInArrow(_to_ipc, "ipc binary").toLocalIterator(prefetchPartitions=self._prefetch)
+            return self._fallback_batches(rows), lambda: None
+        sc = self._df.sparkSession.sparkContext
+        saved = [sc.getLocalProperty(k) for k in _JOB_GROUP_PROPERTIES]
+        sc.setJobGroup(self._group, "rstreams from_dataframe", True)
         try:
-            for row in self._it:
-                self.partitions_fetched += 1
-                reader = pa.ipc.open_stream(row[0])
-                yield from reader
-                if self._closed.is_set():
-                    return
+            sock = _open_jvm_arrow(self._df, self._prefetch, self._count_partition)
+            if sock is not None:
+                self.transport = "jvm-arrow"
+                return sock.batches(), sock.close
+            self.transport = "map-in-arrow"
+            rows = self._df.mapInArrow(_to_ipc, "ipc binary").toLocalIterator(prefetchPartitions=self._prefetch)
+            # pyspark's local iterator stops its server when it is collected (draining, then 0)
+            return self._fallback_batches(rows), lambda: None
         finally:
+            for key, value in zip(_JOB_GROUP_PROPERTIES, saved, strict=True):
+                sc.setLocalProperty(key, value)
+
+    def _fallback_batches(self, rows: Iterator[Any]) -> Generator[Any, None, None]:
+        """The mapInArrow transport: one IPC blob per executor batch, as rows of toLocalIterator."""
+        import pyarrow as pa
+
+        for row in rows:
+            self._count_partition()
+            for batch in pa.ipc.open_stream(row[0]):
+                if batch.num_rows:
+                    yield batch
+            if self._closed.is_set():
+                return
+
+    def _cancel_jobs(self) -> None:
+        """Cancel the group's running jobs and any it submits later (the serving thread may be
+        about to submit the requested partition's job: that race is why "future jobs" matter)."""
+        if getattr(self._df, "_jdf", None) is None:
+            return  # Spark Connect: see _open
+        sc = self._df.sparkSession.sparkContext
+        try:
             try:
-                sc.setLocalProperty("spark.jobGroup.id", None)
-            except Exception:  # pragma: no cover - best effort
-                pass
+                sc._jsc.sc().cancelJobGroupAndFutureJobs(self._group)
+            except Exception:  # no such method (Spark < 3.5, or no JVM handle): running jobs only
+                sc.cancelJobGroup(self._group)
+        except Exception as e:  # pragma: no cover
+            plugins.on_error(e, "from_dataframe: cancelling the Spark job group failed")
 
     def close(self, cancel_jobs: bool = True) -> None:
-        """Stop: on cancel (or error) the job group's running jobs are cancelled; after a normal
-        completion nothing of ours runs, so only the iterator is closed."""
+        """Stop: on cancel (or error) the job group's jobs are cancelled; after a normal completion
+        nothing of ours runs. The socket is closed by the iterator's ``finally`` (on the reading
+        thread, or when the released iterator is collected)."""
         if not self._closed.try_set():
             return
-        with self._lock:
-            it = self._it
-            self._it = None
         if cancel_jobs:
-            try:
-                self._df.sparkSession.sparkContext.cancelJobGroup(self._group)
-            except Exception as e:  # pragma: no cover
-                plugins.on_error(e, "from_dataframe: cancelling the Spark job group failed")
-        close = getattr(it, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:  # the generator may be running on another thread: it stops at its next step
-                pass
+            self._cancel_jobs()
 
 
 class _CleanupSubscriber(BasicSubscriber[Any, Any]):
@@ -169,7 +386,9 @@ def from_dataframe(df: Any, *, as_: str = "arrow", max_partitions_in_flight: int
 
     Backpressure: the next partition is fetched only while there is outstanding demand; at most
     ``max_partitions_in_flight`` partitions (1 or 2) are held by the driver. In arrow mode one
-    element is one record batch (``spark.sql.execution.arrow.maxRecordsPerBatch`` rows at most).
+    element is one record batch (``spark.sql.execution.arrow.maxRecordsPerBatch`` rows at most);
+    empty batches are skipped. The batches are made by the JVM (as for ``df.toArrow()``), without
+    a Python worker; Spark Connect DataFrames go through ``mapInArrow`` instead.
     Scheduler: Spark is driven from a worker of ``subscribe_on`` (default: the io scheduler), so
     a request never blocks the caller's thread; pass ``None`` to fetch on the requesting thread.
     Cancellation cancels the running Spark job.
