@@ -16,15 +16,14 @@ Race: timer close vs on_next vs on_complete: every state change and emission run
 :meth:`SerializedOut.run`, so each element lands in exactly one list and lists are emitted in order,
 never overlapping (rule 1.3). A restarted timer carries a generation number; a stale tick is ignored.
 The timer and that serialization are :class:`TimedChunks` (``_timed_chunks.py``, shared with
-``window_timed``).
+``window_timed`` and, for the Subscription side, the throttle operators).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final, TypeVar, final
 
-from ..._internal import plugins
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, produced
 from ..._spec import Subscriber
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
@@ -44,7 +43,7 @@ class _BufferTimedSubscriber(TimedChunks):
     def __init__(
         self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
     ) -> None:
-        super().__init__(downstream, worker, duration, count)
+        super().__init__(downstream, worker, "buffer_timed", duration, count)
         self._buffer: list[Any] = []  # inside serialized sections only
         self._final: list[Any] | None = None  # the last list, waiting for demand after completion
 
@@ -56,9 +55,7 @@ class _BufferTimedSubscriber(TimedChunks):
             if r.get() < _MAX:
                 produced(r, 1)
             return
-        self._done = True
-        self._upstream.cancel()
-        self._worker.dispose()
+        self.cancel_all()
         self._out.emit_error(
             missing_backpressure(
                 "buffer_timed",
@@ -82,13 +79,7 @@ class _BufferTimedSubscriber(TimedChunks):
         if c is not None and len(buf) >= c:
             self._full()
 
-    def _end(self, error: BaseException | None) -> None:
-        if self._done:
-            if error is not None:
-                plugins.on_error(error, "buffer_timed: on_error after termination")
-            return
-        self._done = True
-        self._worker.dispose()
+    def _ended(self, error: BaseException | None) -> None:
         buf = self._buffer
         self._buffer = []
         if error is not None:
@@ -109,23 +100,11 @@ class _BufferTimedSubscriber(TimedChunks):
             self._out.emit_complete()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._done = True
-                self._upstream.cancel()
-                self._worker.dispose()
-                self._out.on_error(err)  # rule 3.9
-                return
-        add_request(self._requested, n)
+        super().request(n)  # an invalid n: rule 3.9 error, after which the run below is a no-op
         if self._done:  # race: request vs _end parking the final list: _end ran or runs after this
             self._out.run(self._flush_final)
 
-    def cancel(self) -> None:
-        self._done = True
-        self._upstream.cancel()
-        self._worker.dispose()
-        self._out.release()  # rule 3.13
+    # cancel: TimedBase's (cancel the upstream, dispose the worker, drop the downstream: rule 3.13)
 
 
 @final

@@ -18,7 +18,9 @@ Races and their guards:
 * throttle_latest: the window timer vs ``on_next`` vs ``on_complete``; all state changes run inside
   ``SerializedOut.run``.
 
-Cancelling disposes the worker: no timer survives (rule 3.13: the downstream is dropped).
+Cancelling disposes the worker: no timer survives (rule 3.13: the downstream is dropped). The
+Subscriber/Subscription plumbing common to the four is :class:`TimedBase` (``_timed_chunks.py``,
+shared with buffer_timed and window_timed).
 """
 
 from __future__ import annotations
@@ -26,91 +28,15 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, TypeVar, final
 
-from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
-from ._time_common import NOOP, SerializedOut, check_duration, missing_backpressure, resolve_scheduler
+from ._time_common import check_duration, resolve_scheduler
+from ._timed_chunks import TimedBase
 
 __all__ = ["debounce", "sample", "throttle_first", "throttle_latest"]
 
 T = TypeVar("T")
-
-
-class _TimedBase:
-    """Common plumbing: upstream requested unbounded, downstream demand in an AtomicInt."""
-
-    _rs_no_wrap = True
-    __slots__ = (
-        "_out",
-        "_downstream_ref",
-        "_upstream",
-        "_worker",
-        "_requested",
-        "_done",
-        "_op",
-        "__weakref__",
-    )
-
-    def __init__(self, downstream: Subscriber[Any], worker: Worker, op: str) -> None:
-        self._out = SerializedOut(downstream)
-        self._downstream_ref = downstream
-        self._upstream: Subscription = CANCELLED
-        self._worker = worker
-        self._requested = AtomicInt(0)  # race: request (downstream thread) vs emission (timer/upstream)
-        self._done = False
-        self._op = op
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        d = self._downstream_ref
-        self._downstream_ref = NOOP  # only needed for on_subscribe; SerializedOut holds it
-        d.on_subscribe(self)
-        subscription.request(MAX_DEMAND)
-
-    def on_error(self, error: BaseException) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._worker.dispose()
-        self._out.on_error(error)
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self.cancel_all()
-                self._out.on_error(err)  # rule 3.9
-                return
-        add_request(self._requested, n)
-
-    def cancel_all(self) -> None:
-        self._done = True
-        self._upstream.cancel()
-        self._worker.dispose()
-
-    def cancel(self) -> None:
-        self.cancel_all()
-        self._out.release()  # rule 3.13
-
-    def try_emit(self, item: Any, what: str) -> bool:
-        """Emit if there is demand; otherwise fail with MissingBackpressureError.
-
-        Only inside a ``SerializedOut.run`` section (it emits directly)."""
-        r = self._requested
-        if r.get() != 0:
-            self._out.emit_next(item)
-            if r.get() < MAX_DEMAND:
-                produced(r, 1)
-            return True
-        self.cancel_all()
-        self._out.emit_error(missing_backpressure(self._op, f"could not emit {what}"))
-        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -128,7 +54,7 @@ class _Pending:
 
 
 @final
-class _DebounceSubscriber(_TimedBase):
+class _DebounceSubscriber(TimedBase):
     __slots__ = ("_delay", "_index", "_pending", "_timer")
 
     def __init__(self, downstream: Subscriber[Any], worker: Worker, delay: float) -> None:
@@ -195,7 +121,7 @@ def debounce(source: Flowable[T], duration: float, scheduler: Scheduler | None =
 
 
 @final
-class _SampleSubscriber(_TimedBase):
+class _SampleSubscriber(TimedBase):
     __slots__ = ("_latest", "_emit_last", "_period")
 
     def __init__(
@@ -269,7 +195,7 @@ def sample(
 
 
 @final
-class _ThrottleFirstSubscriber(_TimedBase):
+class _ThrottleFirstSubscriber(TimedBase):
     __slots__ = ("_duration", "_gate", "_timer")
 
     def __init__(self, downstream: Subscriber[Any], worker: Worker, duration: float) -> None:
@@ -327,7 +253,7 @@ def throttle_first(source: Flowable[T], duration: float, scheduler: Scheduler | 
 
 
 @final
-class _ThrottleLatestSubscriber(_TimedBase):
+class _ThrottleLatestSubscriber(TimedBase):
     __slots__ = ("_duration", "_latest", "_timer_running", "_emit_last")
 
     def __init__(self, downstream: Subscriber[Any], worker: Worker, duration: float, emit_last: bool) -> None:

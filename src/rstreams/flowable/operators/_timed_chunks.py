@@ -1,36 +1,43 @@
-"""TimedChunks: the timer plumbing shared by buffer_timed and window_timed.
+"""TimedBase and TimedChunks: the plumbing shared by the time-driven operators.
 
-Both cut the stream into consecutive chunks (lists, windows) closed by a periodic timer or, with
-``count``, as soon as a chunk is full (then the timer restarts so the next chunk gets a full period).
-The upstream is requested unbounded (time cannot be slowed down).
+:class:`TimedBase` (debounce, sample, throttle_first, throttle_latest, and below buffer_timed and
+window_timed): the upstream is requested unbounded (time cannot be slowed down), the downstream's
+demand is an ``AtomicInt`` (race: ``request`` on the downstream thread vs an emission on the timer or
+upstream thread), and every signal goes through a :class:`SerializedOut` (race: the Scheduler worker's
+thread vs the upstream thread, rule 1.3). Emitting without demand cancels the upstream and signals
+``MissingBackpressureError`` naming the operator (RxJava 3). Cancelling disposes the worker: no timer
+survives (rule 3.13: the downstream is dropped).
 
-Race: timer close vs on_next vs on_complete: every state change and emission runs inside
-:meth:`SerializedOut.run` (``_out``), so each element lands in exactly one chunk, a chunk is closed
-exactly once, after its last element, and nothing overlaps (rule 1.3). A restarted timer carries a
-generation number (``_gen``); a stale tick of the previous timer is ignored.
-
-The subclass keeps its per-element step (``_on_item``), its terminal step (``_end``), ``request``
-and ``cancel``, and says how a chunk is closed and the next one started (``_rotate``).
+:class:`TimedChunks` (buffer_timed, window_timed) cuts the stream into consecutive chunks (lists,
+windows) closed by a periodic timer or, with ``count``, as soon as a chunk is full (then the timer
+restarts so the next chunk gets a full period). Race: timer close vs on_next vs on_complete: every
+state change and emission runs inside :meth:`SerializedOut.run` (``_out``), so each element lands in
+exactly one chunk, a chunk is closed exactly once, after its last element, and nothing overlaps
+(rule 1.3). A restarted timer carries a generation number (``_gen``); a stale tick of the previous
+timer is ignored. The subclass keeps its per-element step (``_on_item``) and its ``request``, and
+says how a chunk is closed and the next one started (``_rotate``) and how the last one ends
+(``_ended``).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Worker
-from ._time_common import NOOP, SerializedOut
+from ._time_common import NOOP, SerializedOut, missing_backpressure
 
-__all__ = ["TimedChunks"]
+__all__ = ["TimedBase", "TimedChunks"]
 
 _MAX: Final = MAX_DEMAND
 
 
-class TimedChunks:
-    """The upstream side and timer of a time/size-chunking operator (see the module docstring)."""
+class TimedBase:
+    """Common plumbing: upstream requested unbounded, downstream demand in an AtomicInt (module docstring)."""
 
     _rs_no_wrap = True
     __slots__ = (
@@ -38,28 +45,88 @@ class TimedChunks:
         "_downstream_ref",
         "_upstream",
         "_worker",
-        "_duration",
-        "_count",
         "_requested",
-        "_gen",
-        "_timer",
         "_done",
+        "_op",
         "__weakref__",
     )
 
-    def __init__(
-        self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
-    ) -> None:
-        self._out = SerializedOut(downstream)  # race: timer close vs on_next (module docstring)
+    def __init__(self, downstream: Subscriber[Any], worker: Worker, op: str) -> None:
+        self._out = SerializedOut(downstream)  # race: timer thread vs upstream thread (rule 1.3)
         self._downstream_ref: Subscriber[Any] = downstream
         self._upstream: Subscription = CANCELLED
         self._worker = worker
+        self._requested = AtomicInt(0)  # race: request (downstream thread) vs emission (timer/upstream)
+        self._done = False
+        self._op = op
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        d = self._downstream_ref
+        self._downstream_ref = NOOP  # only needed for on_subscribe; SerializedOut holds it
+        d.on_subscribe(self)
+        self._started(subscription)
+
+    def _started(self, subscription: Subscription) -> None:
+        """After the downstream's on_subscribe: request the upstream unbounded."""
+        subscription.request(MAX_DEMAND)
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._worker.dispose()
+        self._out.on_error(error)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self.cancel_all()
+                self._out.on_error(err)  # rule 3.9
+                return
+        add_request(self._requested, n)
+
+    def cancel_all(self) -> None:
+        self._done = True
+        self._upstream.cancel()
+        self._worker.dispose()
+
+    def cancel(self) -> None:
+        self.cancel_all()
+        self._out.release()  # rule 3.13
+
+    def try_emit(self, item: Any, what: str) -> bool:
+        """Emit if there is demand; otherwise fail with MissingBackpressureError.
+
+        Only inside a ``SerializedOut.run`` section (it emits directly)."""
+        r = self._requested
+        if r.get() != 0:
+            self._out.emit_next(item)
+            if r.get() < MAX_DEMAND:
+                produced(r, 1)
+            return True
+        self.cancel_all()
+        self._out.emit_error(missing_backpressure(self._op, f"could not emit {what}"))
+        return False
+
+
+class TimedChunks(TimedBase):
+    """The upstream side and timer of a time/size-chunking operator (see the module docstring)."""
+
+    __slots__ = ("_duration", "_count", "_gen", "_timer")
+
+    def __init__(
+        self, downstream: Subscriber[Any], worker: Worker, op: str, duration: float, count: int | None
+    ) -> None:
+        super().__init__(downstream, worker, op)
         self._duration = duration
         self._count = count
-        self._requested = AtomicInt(0)  # race: request (downstream thread) vs emission
         self._gen = 0  # the current timer's generation (inside serialized sections only)
         self._timer: Any = None
-        self._done = False
 
     # -- hooks ---------------------------------------------------------------------------------
     def _begin(self) -> None:
@@ -73,26 +140,13 @@ class TimedChunks:
         """Add ``item`` to the current chunk; call :meth:`_full` when it holds ``count`` (serialized)."""
         raise NotImplementedError
 
-    def _end(self, error: BaseException | None) -> None:
-        """The upstream terminated (inside a serialized section)."""
-        raise NotImplementedError
-
-    # the downstream's Subscription: the subclass's
-    def request(self, n: int) -> None:
-        raise NotImplementedError
-
-    def cancel(self) -> None:
+    def _ended(self, error: BaseException | None) -> None:
+        """The upstream terminated, the worker is disposed: close the last chunk and signal the
+        terminal (inside a serialized section)."""
         raise NotImplementedError
 
     # -- upstream side -------------------------------------------------------------------------
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        d = self._downstream_ref
-        self._downstream_ref = NOOP  # only needed for on_subscribe; SerializedOut holds it
-        d.on_subscribe(self)
+    def _started(self, subscription: Subscription) -> None:
         self._begin()
         if not self._done:
             self._start_timer()
@@ -128,3 +182,12 @@ class TimedChunks:
 
     def on_complete(self) -> None:
         self._out.run(lambda: self._end(None))
+
+    def _end(self, error: BaseException | None) -> None:
+        if self._done:
+            if error is not None:
+                plugins.on_error(error, f"{self._op}: on_error after termination")
+            return
+        self._done = True
+        self._worker.dispose()
+        self._ended(error)

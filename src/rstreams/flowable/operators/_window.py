@@ -303,7 +303,8 @@ class _WindowTimedSubscriber(TimedChunks):
     def __init__(
         self, downstream: Subscriber[Any], worker: Worker, duration: float, count: int | None
     ) -> None:
-        super().__init__(downstream, worker, duration, count)  # _requested: race: request vs window opening
+        # _requested (TimedBase): race: request vs window opening
+        super().__init__(downstream, worker, "window_timed", duration, count)
         self._window: UnicastGroup | None = None  # the open window's state; inside serialized sections only
         self._size = 0
         self._main_cancelled = AtomicFlag()
@@ -358,13 +359,7 @@ class _WindowTimedSubscriber(TimedChunks):
             if self._size >= c:
                 self._full()
 
-    def _end(self, error: BaseException | None) -> None:
-        if self._done:
-            if error is not None:
-                plugins.on_error(error, "window_timed: on_error after termination")
-            return
-        self._done = True
-        self._worker.dispose()
+    def _ended(self, error: BaseException | None) -> None:
         w = self._window
         self._window = None
         if error is None:
