@@ -32,7 +32,7 @@ def fetches(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def _awkward(spark: Any) -> Any:
-    """Nulls in every column, timestamps, decimals, unicode, binary, nested types, and empty
+    """Nulls in most columns, timestamps, decimals, unicode, binary, nested types, and empty
     partitions (8 partitions, 5 rows)."""
     return spark.sql(
         """
