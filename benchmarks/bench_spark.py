@@ -79,6 +79,10 @@ def _session() -> Any:
         # local mode: the driver JVM is also the executor; with Spark's default 1g, 1 M-row partition
         # results are lost from the block manager (TaskResultLost) - as rstreams.spark.session() does
         .config("spark.driver.memory", "2g")
+        # ~1 M rows (about 16 MB of Parquet) per read partition, as the files were written: with
+        # Spark's 128 MB default the 10 M rows are read as two 5 M-row partitions, and the
+        # toLocalIterator baseline then runs the driver out of heap and hangs
+        .config("spark.sql.files.maxPartitionBytes", str(16 * 1024 * 1024))
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
