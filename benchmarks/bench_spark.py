@@ -78,7 +78,13 @@ def _session() -> Any:
         .config("spark.sql.execution.arrow.localRelationThreshold", "0")
         # local mode: the driver JVM is also the executor; with Spark's default 1g, 1 M-row partition
         # results are lost from the block manager (TaskResultLost) - as rstreams.spark.session() does
-        .config("spark.driver.memory", "2g")
+        # 6g: the one-shot baselines (createDataFrame of the whole 10 M-row table, toLocalIterator
+        # with prefetch) run a 2g driver out of heap; rstreams' variants do not need it
+        .config("spark.driver.memory", "6g")
+        # local mode: task results over 1 MB go through the block manager, where they can be lost
+        # (TaskResultLost); in one JVM a direct result is just a message
+        .config("spark.task.maxDirectResultSize", str(256 * 1024 * 1024))
+        .config("spark.rpc.message.maxSize", "256")
         # ~1 M rows (about 16 MB of Parquet) per read partition, as the files were written: with
         # Spark's 128 MB default the 10 M rows are read as two 5 M-row partitions, and the
         # toLocalIterator baseline then runs the driver out of heap and hangs

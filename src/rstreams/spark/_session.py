@@ -32,6 +32,15 @@ DEFAULT_CONF: dict[str, str] = {
 }
 
 
+#: Added for ``local`` masters (one JVM): a task result over 1 MB (a partition's Arrow batches) would
+#: otherwise travel through the block manager, where local mode can lose it (TaskResultLost); in one
+#: JVM a direct result is just an in-process message.
+LOCAL_CONF: dict[str, str] = {
+    "spark.task.maxDirectResultSize": str(256 * 1024 * 1024),
+    "spark.rpc.message.maxSize": "256",
+}
+
+
 def check_java() -> str:
     """Return the path of ``java`` (Java 17+), or raise :class:`SparkUnavailableError`."""
     java_home = os.environ.get("JAVA_HOME")
@@ -99,8 +108,11 @@ def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    builder = SparkSession.builder.appName(app_name).master(master or os.environ.get("SPARK_MASTER", "local[*]"))
+    resolved = master or os.environ.get("SPARK_MASTER", "local[*]")
+    builder = SparkSession.builder.appName(app_name).master(resolved)
     settings = dict(DEFAULT_CONF)
+    if resolved.startswith("local[") or resolved == "local":
+        settings.update(LOCAL_CONF)
     settings.setdefault("spark.sql.warehouse.dir", os.path.join(tempfile.gettempdir(), "rstreams-warehouse"))
     for k, v in conf.items():
         key = k if "." in k else k.replace("_", ".")
