@@ -148,3 +148,39 @@ def test_observe_on_batches_with_an_error_cutting_ahead_or_delayed() -> None:
     assert slow.values == list(range(len(slow.values))) and len(slow.values) <= 10
     slow.assert_error(Boom)
     slow.assert_no_violations()
+
+
+def test_blocking_iterable_takes_batches_within_prefetch_and_flags_an_overflow() -> None:
+    from rstreams.errors import MissingBackpressureError
+    from rstreams.flowable.operators._blocking import _END, _QueueSubscriber
+
+    class _Sub:
+        def __init__(self) -> None:
+            self.requested: list[int] = []
+            self.cancelled = False
+
+        def request(self, n: int) -> None:
+            self.requested.append(n)
+
+        def cancel(self) -> None:
+            self.cancelled = True
+
+    q: _QueueSubscriber[int] = _QueueSubscriber(8)
+    up = _Sub()
+    q.on_subscribe(up)
+    assert up.requested == [8]
+    q.on_next_batch([0, 1, 2, 3, 4])
+    assert [q.poll() for _ in range(5)] == [0, 1, 2, 3, 4]  # 6 consumed: replenished by limit 6 later
+    q.on_next_batch([5, 6, 7, 8, 9, 10, 11, 12, 13])  # 9 more, 3 left in flight: one too many
+    assert up.cancelled
+    got = []
+    with pytest.raises(MissingBackpressureError, match="rule 1.1"):
+        while (x := q.poll()) is not _END:
+            got.append(x)
+    assert got == [5, 6, 7, 8, 9, 10, 11, 12]  # what fitted in the buffer, in order
+
+
+def test_blocking_iterable_over_an_async_fused_source_is_exact() -> None:
+    n = 50_000
+    it = Flowable.range(0, n).subscribe_on(schedulers.single()).blocking_iterable(prefetch=7)
+    assert list(it) == list(range(n))

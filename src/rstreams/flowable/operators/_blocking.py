@@ -138,6 +138,21 @@ class _QueueSubscriber(Generic[T]):
         if self._waiting:  # the consumer sleeps: wake it (one lock per wake-up, not per item)
             self._signal()
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off: one ``extend`` and at most one wake-up per batch."""
+        if self._done:
+            return
+        q = self._queue
+        if len(q) + len(items) > self._prefetch:
+            for x in items:  # the one-by-one path delivers what fits, then signals rule 1.1
+                self.on_next(x)
+                if self._done:
+                    return
+            return
+        q.extend(items)
+        if self._waiting:
+            self._signal()
+
     def on_error(self, error: BaseException) -> None:
         if self._done:
             plugins.on_error(error, "blocking bridge: on_error after termination")
