@@ -49,11 +49,60 @@ def test_sink_requests_only_after_commit(tmp_path: Path) -> None:
     tp: TestPublisher[dict[str, int]] = TestPublisher.create()
     s = _sink(tmp_path, 10)
     tp.subscribe(s)
-    assert tp.requested == 10  # one micro-batch of demand, never more
-    tp.next(*[{"id": i} for i in range(10)])
+    assert tp.requested == 1  # one element first: what an element is (a row, a record batch)
+    tp.next({"id": 0})
+    assert tp.requested == 9  # then the rest of one micro-batch of demand, never more
+    tp.next(*[{"id": i} for i in range(1, 10)])
     assert tp.requested <= 10  # batch 0 handed to the writer; batch 1 may fill meanwhile
     tp.complete()
     assert s.result(30).rows == 10
+
+
+def test_sink_first_request_is_one_element_so_big_batches_are_not_each_a_job(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    tp: TestPublisher[pa.RecordBatch] = TestPublisher.create()
+    s = _sink(tmp_path, 100)
+    tp.subscribe(s)
+    assert tp.requested == 1
+    tp.next(pa.record_batch({"id": list(range(0, 250))}))  # one element is 2.5 batches of rows
+    tp.complete()
+    r = s.result(30)
+    assert r.rows == 250 and r.batches == 1
+    assert sorted(_read_ids(tmp_path)) == list(range(250))
+
+
+def test_sink_pending_batch_takes_the_size_chosen_at_the_last_commit(tmp_path: Path) -> None:
+    """The batch that fills while one is written is sealed only when the writer takes it, so a
+    size grown at a commit applies to it (no one-batch lag), and memory holds two batches at most."""
+    import threading
+    import time
+
+    import pyarrow as pa
+
+    release = threading.Event()
+    s = _sink(tmp_path, 100, hook=lambda b: release.wait(10) if b == 0 else None)
+    tp: TestPublisher[pa.RecordBatch] = TestPublisher.create()
+    tp.subscribe(s)
+
+    def batch(start: int) -> pa.RecordBatch:
+        return pa.record_batch({"id": list(range(start, start + 100))})
+
+    tp.next(batch(0))  # batch 0 goes to the (blocked) writer; one more element is requested
+    assert tp.requested == 1
+    tp.next(batch(100))  # a full pending batch: nothing more is requested while batch 0 is written
+    assert tp.requested == 0
+    s._batch_rows = 300  # as growth at batch 0's commit would (the adaptive path)
+    release.set()
+    deadline = time.monotonic() + 10
+    while tp.requested == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert tp.requested == 2  # the pending 100 rows wait for 200 more instead of being a batch
+    tp.next(batch(200), batch(300))
+    tp.complete()
+    r = s.result(30)
+    assert r.rows == 400 and r.batches == 2
+    assert sorted(_read_ids(tmp_path)) == list(range(400))
 
 
 def test_write_failure_is_retried_then_succeeds(tmp_path: Path) -> None:

@@ -42,7 +42,6 @@ import shutil
 import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -101,11 +100,12 @@ class SinkResult:
         return self.rows / self.seconds if self.seconds > 0 else 0.0
 
 
-#: adaptive batches double while a commit takes less than this (Spark's per-job cost is then > ~8%)
-_GROW_BELOW_SECONDS: Final = 2.5
+#: adaptive batches grow towards a commit of about this long (Spark's fixed ~0.15-0.35 s per job is
+#: then under ~10% of it), at most 4x per commit
+_TARGET_BATCH_SECONDS: Final = 2.5
+_MAX_GROWTH: Final = 4.0
 #: and never beyond this much Arrow data per batch (the writer holds one batch, the subscriber fills the next)
 _MAX_BATCH_BYTES: Final = 192 * 1024 * 1024
-_FIRST_REQUEST = 16
 
 
 class _CommitLog:
@@ -222,11 +222,13 @@ class SparkSink:
         self._pending = _Rows()
         self._outstanding = 0  # elements requested and not yet received
         self._unit_rows: int | None = None  # rows per element (None until the first element)
+        # True while the writer thread owns a batch. The pending batch is sealed only when the
+        # writer can take it (here or in the write loop), so a size chosen after a commit applies
+        # to the batch that was filling meanwhile: at most two batches (written, pending) exist.
         self._writing = False
-        # full batches waiting for the writer: at most one once the element size is known (nothing
-        # more is requested while one waits); the small first request may fill a few more
-        self._waiting: deque[_Rows] = deque()
         self._done = False
+        self._cancelled = False  # cancel(): what is pending is not written (a re-run resumes at the log's end)
+        self._completed = False  # on_complete: the partial last batch is written too (not after on_error)
         self._failed: BaseException | None = None
         self._upstream: Subscription | None = None
         self._result = SinkResult(path=path, table=table)
@@ -292,12 +294,14 @@ class SparkSink:
             if self._done or self._failed is not None or self._upstream is None:
                 return
             if self._unit_rows is None:
-                # learn what an element is (a row or a record batch) from a small first request
-                want = min(self._batch_rows, _FIRST_REQUEST) - self._outstanding
+                # learn what an element is (a row or a record batch of any size) from one element
+                # first: a larger first request of big record batches would fill several batches
+                # at the starting size, each then a Spark job of its own
+                want = 1 - self._outstanding
             else:
                 rows_needed = self._batch_rows - self._pending.count
                 want = max(0, math.ceil(rows_needed / max(1, self._unit_rows))) - self._outstanding
-            if self._waiting or want <= 0:
+            if want <= 0:
                 return
             self._outstanding += want
             up = self._upstream
@@ -314,10 +318,11 @@ class SparkSink:
             n = self._add(item)
             if self._unit_rows is None or n > self._unit_rows:
                 self._unit_rows = max(1, n)
-            if self._pending.count >= self._batch_rows:
+            if self._pending.count >= self._batch_rows and not self._writing:
                 flush = self._take_pending()
+                self._writing = True
         if flush is not None:
-            self._hand_off(flush)
+            self._writer.submit(self._write_loop, flush)
         self._request_more()
 
     def _add(self, item: Any) -> int:
@@ -365,34 +370,33 @@ class SparkSink:
             if self._done:
                 return
             self._done = True
-            if self._pending.count:
+            self._completed = True
+            if self._pending.count and not self._writing:  # else the write loop takes it
                 flush = self._take_pending()
+                self._writing = True
         if flush is not None:
-            self._hand_off(flush)
+            self._writer.submit(self._write_loop, flush)
         self._finish_after_writes(None)
 
     # -- writing -------------------------------------------------------------------------------
-    def _hand_off(self, batch: _Rows) -> None:
-        with self._lock:
-            if self._writing:
-                self._waiting.append(batch)  # nothing more is requested while a batch waits
-                return
-            self._writing = True
-        self._writer.submit(self._write_loop, batch)
-
     def _write_loop(self, batch: _Rows) -> None:
-        while batch is not None:
+        """The writer thread: write and commit ``batch``, then the pending one while it is ready."""
+        nxt: _Rows | None = batch
+        while nxt is not None:
             try:
-                self._write_committed(batch)
+                self._write_committed(nxt)
             except BaseException as e:
                 self._fail(e)
                 return
             with self._lock:
-                nxt = self._waiting.popleft() if self._waiting else None
-                if nxt is None:
+                # a full pending batch (at the size just chosen), or the rest after on_complete
+                p = self._pending
+                if p.count and not self._cancelled and (p.count >= self._batch_rows or self._completed):
+                    nxt = self._take_pending()
+                else:
+                    nxt = None
                     self._writing = False
             self._request_more()
-            batch = nxt  # type: ignore[assignment]
 
     def _write_committed(self, batch: _Rows) -> None:
         table = self._to_arrow(batch)
@@ -430,11 +434,15 @@ class SparkSink:
         self._result.batch_ids.append(batch_id)
         if self._progress is not None:
             self._progress.update(rows=rows, batches=1)
-        if self._adaptive and elapsed < _GROW_BELOW_SECONDS and rows >= self._batch_rows:
+        if self._adaptive and elapsed < _TARGET_BATCH_SECONDS and rows >= self._batch_rows:
             # Spark's fixed cost per job (~0.15-0.35 s) is still a large share of the batch: grow the
-            # batch to amortize it, within a memory bound (two batches may be held at once)
+            # batch towards the target commit time to amortize it (the write time is close to
+            # linear in rows past that fixed cost), within a memory bound (two batches may be held
+            # at once)
             per_row = max(1, table.nbytes // max(1, rows))
-            self._batch_rows = min(self._max_batch_rows, self._batch_rows * 2, max(self._batch_rows, _MAX_BATCH_BYTES // per_row))
+            growth = min(_MAX_GROWTH, _TARGET_BATCH_SECONDS / max(elapsed, 1e-3))
+            grown = int(self._batch_rows * growth)
+            self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, grown, _MAX_BATCH_BYTES // per_row))
 
     def _to_arrow(self, batch: _Rows) -> Any:
         import pyarrow as pa
@@ -579,8 +587,9 @@ class SparkSink:
             age = time.monotonic() - self._pending.started
             if self._pending.count and age >= (self._max_batch_seconds or 0) and not self._writing:
                 flush = self._take_pending()
+                self._writing = True
         if flush is not None:
-            self._hand_off(flush)
+            self._writer.submit(self._write_loop, flush)
         self._arm_timer()
 
     # -- results -------------------------------------------------------------------------------
@@ -592,10 +601,12 @@ class SparkSink:
         return self._future.result(timeout)
 
     def cancel(self) -> None:
-        """Stop: cancel the upstream; the batch being written still commits."""
+        """Stop: cancel the upstream; the batch being written still commits, rows not yet in a
+        written batch are not (``result().rows`` and the commit log say where a re-run resumes)."""
         with self._lock:
             up = self._upstream
             self._done = True
+            self._cancelled = True
         if up is not None:
             up.cancel()
         self._finish_after_writes(None)
