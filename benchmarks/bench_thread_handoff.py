@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 
 from benchmarks._common import SumSubscriber, flowable, schedulers
 from benchmarks._harness import Context, Target, benchmark
@@ -105,3 +106,83 @@ def _simple_queue(ctx: Context) -> int:
         total += x  # type: ignore[operator]
     t.join()
     return total
+
+
+
+class _NoSubscription:
+    def request(self, n: int) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+
+@B.variant("peer: hand-written lockstep hand-off, 128 in flight, same subscriber (the floor)")
+def _lockstep_floor(ctx: Context) -> int:
+    """What any implementation of the measured pipeline can reach here: the same bound as
+    ``observe_on``'s default prefetch (at most 128 elements between the threads, 96 re-requested
+    after 96 are consumed), whole chunks per hand-off, raw locks as wake-ups, and every element
+    delivered through the same ``SumSubscriber.on_next``. No operator, no scheduler, no rule checks."""
+    n = ctx.n
+    prefetch, limit = 128, 96
+    sub = SumSubscriber()
+    sub.on_subscribe(_NoSubscription())
+    lock = threading.Lock()  # guards demand, the chunk queue and the two sleeping flags
+    producer_wake, consumer_wake = threading.Lock(), threading.Lock()  # binary semaphores
+    producer_wake.acquire()
+    consumer_wake.acquire()
+    chunks: deque[object] = deque()
+    state = {"demand": prefetch, "producer_sleeps": False, "consumer_sleeps": False}
+
+    def hand(item: object) -> None:
+        with lock:
+            chunks.append(item)
+            wake = state["consumer_sleeps"]
+            state["consumer_sleeps"] = False
+        if wake:
+            consumer_wake.release()
+
+    def produce() -> None:
+        i = 0
+        while i < n:
+            with lock:
+                d = state["demand"]
+                if d == 0:
+                    state["producer_sleeps"] = True
+                else:
+                    d = min(d, n - i)
+                    state["demand"] -= d
+            if d == 0:
+                producer_wake.acquire()
+                continue
+            hand(list(range(i, i + d)))
+            i += d
+        hand(_DONE)
+
+    t = threading.Thread(target=produce, daemon=True)
+    t.start()
+    on_next = sub.on_next
+    consumed = 0
+    while True:
+        with lock:
+            chunk = chunks.popleft() if chunks else None
+            if chunk is None:
+                state["consumer_sleeps"] = True
+        if chunk is None:
+            consumer_wake.acquire()
+            continue
+        if chunk is _DONE:
+            break
+        for x in chunk:  # type: ignore[attr-defined]
+            on_next(x)
+        consumed += len(chunk)  # type: ignore[arg-type]
+        if consumed >= limit:
+            with lock:
+                state["demand"] += consumed
+                wake = state["producer_sleeps"]
+                state["producer_sleeps"] = False
+            consumed = 0
+            if wake:
+                producer_wake.release()
+    t.join()
+    return sub.total
