@@ -184,3 +184,25 @@ def test_blocking_iterable_over_an_async_fused_source_is_exact() -> None:
     n = 50_000
     it = Flowable.range(0, n).subscribe_on(schedulers.single()).blocking_iterable(prefetch=7)
     assert list(it) == list(range(n))
+
+
+def test_none_free_chains_skip_the_none_scan_and_others_keep_it() -> None:
+    """A range cannot yield None, nor can stages that only pass its elements on: their batches
+    skip the rule 2.13 scan. A stage running user code (map) or a foreign iterable keeps it."""
+    from rstreams.errors import NoneElementError
+
+    r = Flowable.range(0, 10)
+    assert r._fusion.none_free  # type: ignore[attr-defined]
+    assert r.filter(lambda x: x > 2).take(5)._fusion.none_free  # type: ignore[attr-defined]
+    assert not r.map(lambda x: x)._fusion.none_free  # type: ignore[attr-defined]
+    assert not Flowable.from_iterable([1, 2])._fusion.none_free  # type: ignore[attr-defined]
+    ts: TestSubscriber[Any] = TestSubscriber()
+    Flowable.range(0, 300).map(lambda x: None if x == 200 else x).subscribe_on(schedulers.single()).subscribe(ts)
+    ts.await_done(5)
+    ts.assert_values(*range(200)).assert_error(NoneElementError)
+    ts.assert_no_violations()
+    ts2: TestSubscriber[Any] = TestSubscriber()
+    Flowable.from_iterable([1, 2, None, 4]).subscribe_on(schedulers.single()).subscribe(ts2)
+    ts2.await_done(5)
+    ts2.assert_values(1, 2).assert_error(NoneElementError)
+    ts2.assert_no_violations()

@@ -47,7 +47,7 @@ def _take_batch(src: Iterator[Any], n: int, on_batch: Callable[[list[Any]], Any]
         chunk.extend(islice(src, n))  # extend keeps what it consumed if the iterator raises
     except Exception as e:
         failure = e
-    i = none_index(chunk)
+    i = -1 if fusion.none_free else none_index(chunk)
     if i >= 0:
         chunk = chunk[:i]
         failure = fusion.none_error()
@@ -78,7 +78,7 @@ class Fusion(Generic[T]):
     so that a ``None`` element can be blamed on the right operator.
     """
 
-    __slots__ = ("factory", "sizer", "producers", "names", "eager")
+    __slots__ = ("factory", "sizer", "producers", "names", "eager", "none_free")
 
     def __init__(
         self,
@@ -87,6 +87,7 @@ class Fusion(Generic[T]):
         producers: tuple[str, ...] = (),
         names: tuple[str, ...] = (),
         eager: bool = True,
+        none_free: bool = False,
     ) -> None:
         self.factory = factory
         self.sizer = sizer
@@ -96,6 +97,9 @@ class Fusion(Generic[T]):
         # sources do). False for sources where pulling ahead is expensive (a Spark partition):
         # completion then comes with the next request.
         self.eager = eager
+        # none_free: the chain cannot yield None (a range, through stages that only pass elements
+        # on or group them), so batches skip the per-element None scan (rule 2.13 check)
+        self.none_free = none_free
 
     def then(
         self,
@@ -116,6 +120,7 @@ class Fusion(Generic[T]):
             self.producers + ((name,) if produces else ()),
             self.names + (name,),
             self.eager,
+            self.none_free and not produces,
         )
 
     def none_error(self) -> TypeError:

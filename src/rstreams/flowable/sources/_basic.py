@@ -185,7 +185,7 @@ def range_(start: int, count: int) -> Flowable[int]:
     if count == 0:
         return _EMPTY
     end = start + count
-    return FusedFlowable(Fusion(lambda: iter(range(start, end)), sized(count), (), ("range",)))
+    return FusedFlowable(Fusion(lambda: iter(range(start, end)), sized(count), (), ("range",), none_free=True))
 
 
 @final
