@@ -107,6 +107,71 @@ def test_rule_3_9_subscribe_on_bad_request() -> None:
     ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
 
 
+# ------------------------------------------------ from_callable(...).subscribe_on(s): one task
+def test_subscribe_on_callable_runs_the_callable_and_emits_on_the_worker() -> None:
+    ran_on: list[str] = []
+    ts = Flowable.from_callable(lambda: (ran_on.append(threading.current_thread().name), 7)[1]).subscribe_on(
+        schedulers.io()
+    ).test()
+    ts.await_done(5).assert_result(7).assert_no_violations()
+    assert ran_on[0].startswith("rstreams-io") and ts.value_threads[0].startswith("rstreams-io")
+
+
+def test_subscribe_on_callable_late_request_still_emits_on_the_worker() -> None:
+    ran = threading.Event()
+    ts = Flowable.from_callable(lambda: (ran.set(), "v")[1]).subscribe_on(schedulers.single()).test(0)
+    assert ran.wait(5)
+    time.sleep(0.02)
+    ts.assert_no_values()  # rule 1.1: nothing without demand
+    ts.request(1)  # from the test thread, after the value is ready: hopped onto the worker
+    ts.await_done(5).assert_result("v").assert_no_violations()
+    assert ts.value_threads[0].startswith("rstreams-single")
+
+
+def test_subscribe_on_callable_cancel_before_it_runs_never_calls_it() -> None:
+    calls: list[int] = []
+    gate = threading.Event()
+    w = schedulers.single().create_worker()
+    w.schedule(lambda: gate.wait(5))  # keep the single thread busy
+    ts = Flowable.from_callable(lambda: calls.append(1) or 1).subscribe_on(schedulers.single()).test()
+    ts.cancel()
+    gate.set()
+    time.sleep(0.05)
+    assert calls == []
+    ts.assert_no_values().assert_not_complete().assert_no_violations()
+    w.dispose()
+
+
+def test_subscribe_on_callable_errors_and_none() -> None:
+    from rstreams.errors import NoneElementError
+
+    ts = Flowable.from_callable(lambda: 1 // 0).subscribe_on(schedulers.io()).test()
+    ts.await_done(5).assert_error(ZeroDivisionError).assert_no_violations()
+    ts2 = Flowable.from_callable(lambda: None).subscribe_on(schedulers.io()).test()
+    ts2.await_done(5).assert_error(NoneElementError, match="2.13").assert_no_violations()
+
+
+def test_rule_3_9_subscribe_on_callable_bad_request() -> None:
+    ts = Flowable.from_callable(lambda: 1).subscribe_on(schedulers.single()).test(0)
+    ts.request(0)
+    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
+
+
+def test_subscribe_on_callable_releases_its_io_thread_before_on_complete() -> None:
+    """The worker is disposed before on_complete, so whatever on_complete starts (flat_map's
+    next inner) can lease the same pooled thread: 200 inners at concurrency 1 use one thread."""
+    seen: set[str] = set()
+
+    def inner(i: int) -> Flowable[int]:
+        return Flowable.from_callable(lambda: (seen.add(threading.current_thread().name), i)[1]).subscribe_on(
+            schedulers.io()
+        )
+
+    ts = Flowable.range(0, 200).flat_map(inner, max_concurrency=1).test()
+    ts.await_done(10).assert_result(*range(200)).assert_no_violations()
+    assert len(seen) <= 2  # the first inner may start on a fresh thread, the rest reuse one
+
+
 def test_thread_hand_off_end_to_end() -> None:
     ts = Flowable.range(0, 20000).subscribe_on(schedulers.single()).observe_on(schedulers.new_thread()).test()
     ts.await_done(10)

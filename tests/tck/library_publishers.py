@@ -186,6 +186,9 @@ ENTRIES: dict[str, Entry] = {
     "rebatch_requests": Entry(lambda n: _r(n).hide().rebatch_requests(16)),
     # ---- asynchronous boundaries
     "subscribe_on": Entry(lambda n: _r(n).subscribe_on(schedulers.io()), asynchronous=True),
+    "subscribe_on_callable": Entry(lambda n: Flowable.from_callable(lambda: 1).subscribe_on(schedulers.io()),
+                                   max_elements=1, asynchronous=True,
+                                   failed=lambda: Flowable.from_callable(lambda: 1 // 0).subscribe_on(schedulers.io())),
     "observe_on": Entry(lambda n: _r(n).observe_on(schedulers.single()), asynchronous=True),
     "flat_map": Entry(lambda n: _r(n).flat_map(lambda x: Flowable.just(x).hide())),
     "flat_map_async_inners": Entry(lambda n: _r(n).flat_map(lambda x: Flowable.just(x).subscribe_on(schedulers.io()), 4),

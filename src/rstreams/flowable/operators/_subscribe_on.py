@@ -9,6 +9,7 @@ emitting on the worker thread; requests made on the worker thread go straight up
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
 
 from ..._internal import plugins
@@ -16,9 +17,18 @@ from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import CANCELLED, cancel, deferred_request, set_once
 from ..._spec import Subscriber, Subscription
+from ...errors import NoneElementError
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from .._fused import batch_sink
+from .._scalar import (
+    _CANCELLED,
+    _HAS_REQUEST_NO_VALUE,
+    _NO_REQUEST_HAS_VALUE,
+    _NO_REQUEST_NO_VALUE,
+    DeferredScalarSubscription,
+)
+from ..sources._basic import _FromCallableFlowable
 
 __all__ = ["subscribe_on"]
 
@@ -137,7 +147,94 @@ class _SubscribeOnFlowable(Flowable[T]):
         worker.schedule(s.run)
 
 
+@final
+class _CallableOnSubscription(DeferredScalarSubscription[T]):
+    """``from_callable(fn).subscribe_on(s)`` in one object (Reactor's ``FluxSubscribeOnCallable``):
+    the callable runs as one task on a worker of ``s`` and its value is emitted there; no
+    subscribe_on subscriber and no second scalar subscription in between. The worker is disposed
+    before ``on_complete`` (so a pooled thread is free again for whatever on_complete starts),
+    on cancel (its pending task is dropped: the callable never runs), and after an error.
+
+    A request made on another thread after the value is ready is scheduled onto the worker (as
+    subscribe_on's ``request_on``), so the value is still emitted on the worker's thread.
+    """
+
+    __slots__ = ("_fn", "_worker", "_thread", "_request_on")
+
+    def __init__(self, downstream: Subscriber[T], fn: Callable[[], T], worker: Worker, request_on: bool) -> None:
+        super().__init__(downstream, worker.dispose)
+        self._fn: Callable[[], T] | None = fn
+        self._worker = worker
+        self._thread: int | None = None
+        self._request_on = request_on
+
+    def run(self) -> None:
+        self._thread = threading.get_ident()
+        fn = self._fn
+        self._fn = None
+        if fn is None or self.is_cancelled:
+            return
+        try:
+            v = fn()
+        except Exception as e:
+            self._worker.dispose()
+            self.error(e)
+            return
+        if v is None:
+            self._worker.dispose()
+            self.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
+            return
+        self.complete(v)
+
+    def request(self, n: int) -> None:
+        if type(n) is int and n > 0 and self._request_on:
+            # race: request vs the value arriving. Either the request is registered before the
+            # value (the worker emits in complete()), or the value is there and the emission is
+            # scheduled onto the worker: never on this thread unless this is the worker's thread.
+            state = self._state
+            if state.get() == _NO_REQUEST_NO_VALUE and state.compare_and_set(_NO_REQUEST_NO_VALUE, _HAS_REQUEST_NO_VALUE):
+                return
+            if state.get() == _NO_REQUEST_HAS_VALUE and threading.get_ident() != self._thread:
+                sup = super().request
+                self._worker.schedule(lambda: sup(n))
+                return
+        super().request(n)
+
+    def _emit(self) -> None:
+        d = self._downstream
+        v = self._value
+        self._release()
+        if d is not None and v is not None and self._state.get() != _CANCELLED:
+            d.on_next(v)
+            if self._state.get() != _CANCELLED:
+                self._worker.dispose()
+                d.on_complete()
+                return
+        self._worker.dispose()
+
+
+@final
+class _SubscribeOnCallableFlowable(Flowable[T]):
+    __slots__ = ("_fn", "_scheduler", "_request_on")
+
+    def __init__(self, fn: Callable[[], T], scheduler: Scheduler, request_on: bool) -> None:
+        self._fn = fn
+        self._scheduler = scheduler
+        self._request_on = request_on
+
+    def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
+        worker = self._scheduler.create_worker()
+        s = _CallableOnSubscription(subscriber, self._fn, worker, self._request_on)
+        subscriber.on_subscribe(s)
+        if not s.is_cancelled:
+            worker.schedule(s.run)
+
+
 def subscribe_on(source: Flowable[T], scheduler: Scheduler, request_on: bool = True) -> Flowable[Any]:
-    if not isinstance(scheduler, Scheduler):
+    if Scheduler not in type(scheduler).__mro__ and not isinstance(scheduler, Scheduler):
         raise TypeError(f"subscribe_on(): expected a Scheduler, got {type(scheduler).__name__}")
+    if type(source) is _FromCallableFlowable:
+        # the callable runs as one task on the scheduler: the idiom for blocking calls
+        # (flat_map(lambda x: from_callable(...).subscribe_on(io()), max_concurrency=...))
+        return _SubscribeOnCallableFlowable(source._fn, scheduler, request_on)
     return _SubscribeOnFlowable(source, scheduler, request_on)
