@@ -140,9 +140,10 @@ class AtomicFlag:
 
     __slots__ = ("_value", "_lock")
 
-    def __init__(self) -> None:
+    def __init__(self, lock: threading.Lock | None = None) -> None:
         self._value = False
-        self._lock = threading.Lock()
+        # ``lock``: a lock the owner already has and never holds while calling try_set
+        self._lock = lock if lock is not None else threading.Lock()
 
     def is_set(self) -> bool:
         return self._value

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .._internal.atomics import AtomicInt
+from .._internal.atomics import AtomicFlag, AtomicInt
 from ._base import DISPOSED, Scheduler, Task, TaskHandle, Worker, _Disposed, run_task
 
 __all__ = [
@@ -155,11 +155,14 @@ class LoopWorker(Worker):
     __slots__ = ("_loop", "_context", "_handles", "_lock", "_owns_loop", "_release")
 
     def __init__(self, loop: EventLoop, owns_loop: bool = False, release: Callable[[EventLoop], Any] | None = None) -> None:
-        super().__init__()
+        # Created once per inner source by flat_map over subscribe_on(io()): no locks of its own.
+        # The loop's lock guards the disposed flag and _handles (race: schedule vs dispose); it is
+        # never held while the worker calls out, so sharing it cannot deadlock.
+        self._lock = loop._lock
+        self._disposed = AtomicFlag(self._lock)
         self._loop = loop
         self._context = contextvars.copy_context()  # captured at creation: subscribe time
-        self._handles: set[TaskHandle] = set()
-        self._lock = threading.Lock()  # guards _handles (race: schedule vs dispose)
+        self._handles: set[TaskHandle] = set()  # timed tasks only
         self._owns_loop = owns_loop
         self._release = release
 
@@ -323,7 +326,7 @@ class IoScheduler(Scheduler):
             loop: EventLoop | None = None
             while idle:
                 candidate = idle.pop()
-                if not candidate.stopped:
+                if not candidate._stopped:
                     loop = candidate
                     break
             if loop is None:
@@ -341,7 +344,7 @@ class IoScheduler(Scheduler):
     def _release(self, loop: EventLoop) -> None:
         with self._lock:
             loop.leases -= 1
-            if loop.leases == 0 and not loop.stopped:
+            if loop.leases == 0 and not loop._stopped:
                 self._idle.append(loop)
         # no wake-up needed: an idle loop re-checks its lease count at least every keep_alive
 

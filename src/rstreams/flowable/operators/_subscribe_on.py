@@ -172,7 +172,7 @@ class _CallableOnSubscription(DeferredScalarSubscription[T]):
         self._thread = threading.get_ident()
         fn = self._fn
         self._fn = None
-        if fn is None or self.is_cancelled:
+        if fn is None or self._state._value == _CANCELLED:  # a plain read (see atomics)
             return
         try:
             v = fn()
@@ -226,7 +226,7 @@ class _SubscribeOnCallableFlowable(Flowable[T]):
         worker = self._scheduler.create_worker()
         s = _CallableOnSubscription(subscriber, self._fn, worker, self._request_on)
         subscriber.on_subscribe(s)
-        if not s.is_cancelled:
+        if s._state._value != _CANCELLED:
             worker.schedule(s.run)
 
 
