@@ -172,6 +172,94 @@ def test_subscribe_on_callable_releases_its_io_thread_before_on_complete() -> No
     assert len(seen) <= 2  # the first inner may start on a fresh thread, the rest reuse one
 
 
+def _callable_inner(running: list[int], peak: list[int], lock: threading.Lock, delay: float = 0.001):  # type: ignore[no-untyped-def]
+    def inner(i: int) -> Flowable[int]:
+        def call() -> int:
+            with lock:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            time.sleep(delay)
+            with lock:
+                running[0] -= 1
+            return i
+
+        return Flowable.from_callable(call).subscribe_on(schedulers.io())
+
+    return inner
+
+
+def test_flat_map_callable_inners_value_and_completion_in_one_signal_honour_demand() -> None:
+    """flat_map takes a callable inner's value and completion together (on_last): with demand of
+    one at a time the values still wait in the inner (rule 1.1), slots stay bounded by
+    max_concurrency, and the stream completes after the last inner."""
+    running, peak, lock = [0], [0], threading.Lock()
+    requested: list[int] = []
+    ts = (
+        Flowable.range(0, 60).hide().do_on_request(requested.append)
+        .flat_map(_callable_inner(running, peak, lock), max_concurrency=4).test(0)
+    )
+    time.sleep(0.05)
+    ts.assert_no_values()
+    assert sum(requested) == 4  # only max_concurrency ahead while nothing is consumed
+    got = 0
+    while got < 60:
+        ts.request(1)
+        got += 1
+        ts.await_count(got, 5)
+    ts.await_done(5)
+    assert sorted(ts.values) == list(range(60))
+    ts.assert_complete().assert_no_violations()
+    assert peak[0] <= 4
+
+
+def test_flat_map_callable_inners_unbounded_and_last_inner_completes_the_stream() -> None:
+    running, peak, lock = [0], [0], threading.Lock()
+    for n, mc in ((1, 1), (2, 16), (300, 16)):
+        ts = Flowable.range(0, n).flat_map(_callable_inner(running, peak, lock, 0.0), max_concurrency=mc).test()
+        ts.await_done(10)
+        assert sorted(ts.values) == list(range(n))
+        ts.assert_complete().assert_no_violations()
+        assert peak[0] <= mc
+        peak[0] = 0
+
+
+def test_flat_map_callable_inner_error_cancels_the_rest() -> None:
+    def inner(i: int) -> Flowable[int]:
+        def call() -> int:
+            time.sleep(0.001)
+            if i == 7:
+                raise Boom()
+            return i
+
+        return Flowable.from_callable(call).subscribe_on(schedulers.io())
+
+    ts = Flowable.range(0, 1000).flat_map(inner, max_concurrency=8).test()
+    ts.await_done(10).assert_error(Boom).assert_no_violations()
+    assert len(ts.values) < 1000
+
+
+def test_flat_map_callable_inners_cancel_mid_flight_stops_everything() -> None:
+    running, peak, lock = [0], [0], threading.Lock()
+    ts = Flowable.range(0, 10_000).flat_map(_callable_inner(running, peak, lock), max_concurrency=8).test()
+    ts.await_count(50, 10)
+    ts.cancel()
+    time.sleep(0.05)
+    n = len(ts.values)
+    time.sleep(0.05)
+    assert len(ts.values) == n
+    ts.assert_not_complete().assert_no_violations()
+
+
+def test_switch_map_and_concat_map_eager_with_callable_inners() -> None:
+    def inner(i: int) -> Flowable[int]:
+        return Flowable.from_callable(lambda: i * 2).subscribe_on(schedulers.io())
+
+    ts = Flowable.range(0, 50).concat_map_eager(inner).test()
+    ts.await_done(10).assert_result(*[i * 2 for i in range(50)]).assert_no_violations()
+    ts2 = Flowable.just(1).switch_map(inner).test()
+    ts2.await_done(10).assert_result(2).assert_no_violations()
+
+
 def test_thread_hand_off_end_to_end() -> None:
     ts = Flowable.range(0, 20000).subscribe_on(schedulers.single()).observe_on(schedulers.new_thread()).test()
     ts.await_done(10)

@@ -193,6 +193,9 @@ ENTRIES: dict[str, Entry] = {
     "flat_map": Entry(lambda n: _r(n).flat_map(lambda x: Flowable.just(x).hide())),
     "flat_map_async_inners": Entry(lambda n: _r(n).flat_map(lambda x: Flowable.just(x).subscribe_on(schedulers.io()), 4),
                                    max_elements=10_000, asynchronous=True),
+    "flat_map_callable_inners": Entry(
+        lambda n: _r(n).flat_map(lambda x: Flowable.from_callable(lambda: x).subscribe_on(schedulers.io()), 4),
+        max_elements=10_000, asynchronous=True),
     "switch_map": Entry(lambda n: Flowable.just(0).switch_map(lambda _: _r(n))),
     "concat_map_eager": Entry(lambda n: _r(n).concat_map_eager(lambda x: Flowable.just(x).hide())),
     "with_latest_from": Entry(lambda n: _r(n).hide().with_latest_from(Flowable.just(0), operator.add)),

@@ -194,11 +194,15 @@ class LoopWorker(Worker):
     def dispose(self) -> None:
         if not self._disposed.try_set():
             return
-        with self._lock:
-            handles = list(self._handles)
-            self._handles.clear()
-        for h in handles:
-            h.dispose()
+        # race: schedule(delay) vs dispose. schedule adds a handle only under _lock after seeing
+        # the flag down; try_set raised it under the same lock, so every handle added before is
+        # visible here and none can be added after: an empty set needs no second lock round trip
+        if self._handles:
+            with self._lock:
+                handles = list(self._handles)
+                self._handles.clear()
+            for h in handles:
+                h.dispose()
         if self._owns_loop:
             self._loop.stop()
         elif self._release is not None:

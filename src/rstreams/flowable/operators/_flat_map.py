@@ -116,7 +116,7 @@ class FlatMapSubscriber:
             else:
                 self._scalar_next(value)
             return
-        inner = PrefetchInner(self, self._prefetch)
+        inner = _FlatMapInner(self, self._prefetch)
         with self._lock:
             self._inners = self._inners + (inner,)
         p.subscribe(inner)
@@ -229,6 +229,35 @@ class FlatMapSubscriber:
                 return
         self._drain_loop()
 
+    def _inner_last(self, inner: PrefetchInner, value: Any) -> None:
+        """An inner's only/last value and its completion in one signal (library-internal, from a
+        single-valued source such as ``from_callable(...).subscribe_on(s)``): one pass through
+        the emitter instead of two, and the slot is freed at once when the value goes out."""
+        wip = self._wip
+        if wip.get() == 0 and wip.compare_and_set(0, 1):
+            d = self._downstream
+            r = self._requested.get()
+            if d is not None and r != 0 and not inner.queue:
+                d.on_next(value)
+                if r < _MAX:
+                    produced(self._requested, 1)
+                inner.done = True
+                self._remove(inner)
+                self._request_outer(1)  # the finished inner frees its slot
+            else:
+                inner.queue.append(value)
+                inner.done = True
+            if not self._done and wip.decrement_and_get() == 0:
+                return
+            # more signals arrived meanwhile, or the outer is done (this may have been the last
+            # inner): the drain loop decides, still as the emitter
+        else:
+            inner.queue.append(value)
+            inner.done = True
+            if wip.get_and_increment() != 0:
+                return
+        self._drain_loop()
+
     def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
         if (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error)
@@ -317,6 +346,18 @@ class FlatMapSubscriber:
         self._cancel_all()
         self._clear()
         self._errors.terminate_into(d)
+
+
+@final
+class _FlatMapInner(PrefetchInner):
+    """flat_map's inner: also takes ``on_last(value)`` (value + completion, library-internal)."""
+
+    __slots__ = ()
+
+    def on_last(self, item: Any) -> None:
+        p = self._parent
+        if p is not None:
+            p._inner_last(self, item)  # type: ignore[attr-defined]
 
 
 @final

@@ -205,6 +205,11 @@ class _CallableOnSubscription(DeferredScalarSubscription[T]):
         v = self._value
         self._release()
         if d is not None and v is not None and self._state.get() != _CANCELLED:
+            last = getattr(d, "on_last", None)  # library-internal: the value and on_complete in one
+            if last is not None:
+                self._worker.dispose()  # before: what the downstream starts may lease this thread
+                last(v)
+                return
             d.on_next(v)
             if self._state.get() != _CANCELLED:
                 self._worker.dispose()
