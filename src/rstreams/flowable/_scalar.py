@@ -42,7 +42,7 @@ class DeferredScalarSubscription(Generic[T]):
 
     @property
     def is_cancelled(self) -> bool:
-        return self._state.get() == _CANCELLED
+        return self._state._value == _CANCELLED
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -52,7 +52,7 @@ class DeferredScalarSubscription(Generic[T]):
                 return
         state = self._state
         while True:
-            s = state.get()
+            s = state._value
             if s == _NO_REQUEST_NO_VALUE:
                 if state.compare_and_set(s, _HAS_REQUEST_NO_VALUE):
                     return
@@ -67,7 +67,7 @@ class DeferredScalarSubscription(Generic[T]):
         """Offer the single value: emitted now if requested, else when requested."""
         state = self._state
         while True:
-            s = state.get()
+            s = state._value
             if s == _HAS_REQUEST_NO_VALUE:
                 self._value = value
                 if state.compare_and_set(s, _HAS_REQUEST_HAS_VALUE):
@@ -84,7 +84,7 @@ class DeferredScalarSubscription(Generic[T]):
         """Complete without a value (no demand needed)."""
         state = self._state
         while True:
-            s = state.get()
+            s = state._value
             if s in (_NO_REQUEST_NO_VALUE, _HAS_REQUEST_NO_VALUE):
                 if state.compare_and_set(s, _CANCELLED):
                     d = self._downstream
@@ -98,7 +98,7 @@ class DeferredScalarSubscription(Generic[T]):
     def error(self, error: BaseException, cancel_upstream: bool = False) -> None:
         state = self._state
         while True:
-            s = state.get()
+            s = state._value
             if s == _CANCELLED or s == _HAS_REQUEST_HAS_VALUE:
                 from .._internal import plugins
 
@@ -119,9 +119,9 @@ class DeferredScalarSubscription(Generic[T]):
         v = self._value
         self._release()
         if d is not None and v is not None:
-            if self._state.get() != _CANCELLED:
+            if self._state._value != _CANCELLED:
                 d.on_next(v)
-                if self._state.get() != _CANCELLED:
+                if self._state._value != _CANCELLED:
                     d.on_complete()
 
     def _release(self) -> None:

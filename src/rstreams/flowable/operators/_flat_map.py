@@ -191,9 +191,9 @@ class FlatMapSubscriber:
     # -- emission -----------------------------------------------------------------------------
     def _scalar_next(self, value: Any) -> None:
         wip = self._wip
-        if wip.get() == 0 and wip.compare_and_set(0, 1):
+        if wip._value == 0 and wip.compare_and_set(0, 1):
             d = self._downstream
-            r = self._requested.get()
+            r = self._requested._value
             if d is not None and r != 0 and not self._scalars:
                 d.on_next(value)
                 if r < _MAX:
@@ -211,9 +211,9 @@ class FlatMapSubscriber:
 
     def _inner_next(self, inner: PrefetchInner, value: Any) -> None:
         wip = self._wip
-        if wip.get() == 0 and wip.compare_and_set(0, 1):
+        if wip._value == 0 and wip.compare_and_set(0, 1):
             d = self._downstream
-            r = self._requested.get()
+            r = self._requested._value
             if d is not None and r != 0 and not inner.queue:
                 d.on_next(value)
                 if r < _MAX:
@@ -234,9 +234,9 @@ class FlatMapSubscriber:
         single-valued source such as ``from_callable(...).subscribe_on(s)``): one pass through
         the emitter instead of two, and the slot is freed at once when the value goes out."""
         wip = self._wip
-        if wip.get() == 0 and wip.compare_and_set(0, 1):
+        if wip._value == 0 and wip.compare_and_set(0, 1):
             d = self._downstream
-            r = self._requested.get()
+            r = self._requested._value
             if d is not None and r != 0 and not inner.queue:
                 d.on_next(value)
                 if r < _MAX:

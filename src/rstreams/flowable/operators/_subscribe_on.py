@@ -192,9 +192,9 @@ class _CallableOnSubscription(DeferredScalarSubscription[T]):
             # value (the worker emits in complete()), or the value is there and the emission is
             # scheduled onto the worker: never on this thread unless this is the worker's thread.
             state = self._state
-            if state.get() == _NO_REQUEST_NO_VALUE and state.compare_and_set(_NO_REQUEST_NO_VALUE, _HAS_REQUEST_NO_VALUE):
+            if state._value == _NO_REQUEST_NO_VALUE and state.compare_and_set(_NO_REQUEST_NO_VALUE, _HAS_REQUEST_NO_VALUE):
                 return
-            if state.get() == _NO_REQUEST_HAS_VALUE and threading.get_ident() != self._thread:
+            if state._value == _NO_REQUEST_HAS_VALUE and threading.get_ident() != self._thread:
                 sup = super().request
                 self._worker.schedule(lambda: sup(n))
                 return
@@ -204,14 +204,14 @@ class _CallableOnSubscription(DeferredScalarSubscription[T]):
         d = self._downstream
         v = self._value
         self._release()
-        if d is not None and v is not None and self._state.get() != _CANCELLED:
+        if d is not None and v is not None and self._state._value != _CANCELLED:
             last = getattr(d, "on_last", None)  # library-internal: the value and on_complete in one
             if last is not None:
                 self._worker.dispose()  # before: what the downstream starts may lease this thread
                 last(v)
                 return
             d.on_next(v)
-            if self._state.get() != _CANCELLED:
+            if self._state._value != _CANCELLED:
                 self._worker.dispose()
                 d.on_complete()
                 return
