@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import queue
 import threading
 from collections import deque
@@ -10,6 +11,7 @@ from benchmarks._common import SumSubscriber, flowable, schedulers
 from benchmarks._harness import Context, Target, benchmark
 
 _DONE = object()
+add = operator.add
 
 
 def _expect(ctx: Context) -> int:
@@ -57,6 +59,14 @@ def _flowable(ctx: Context) -> int:
     sub = SumSubscriber()
     F.range(0, ctx.n).subscribe_on(s.single()).observe_on(s.new_thread()).subscribe(sub)
     return sub.wait(ctx.timeout)
+
+
+@B.variant("peer: Flowable subscribe_on/observe_on -> reduce(add) (batches, no per-element call)")
+def _flowable_reduce(ctx: Context) -> int:
+    """The same hand-offs with a consumer that takes whole batches: what the boundary itself
+    moves when the subscriber's per-element call is not part of the cost."""
+    F, s = flowable(), schedulers()
+    return F.range(0, ctx.n).subscribe_on(s.single()).observe_on(s.new_thread()).reduce(add).blocking_first()  # type: ignore[no-any-return]
 
 
 @B.variant("Flowable subscribe_on(single()) -> blocking_iterable()")
