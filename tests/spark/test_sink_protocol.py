@@ -246,3 +246,21 @@ def test_memory_is_bounded_by_two_batches_while_a_slow_writer_lands(tmp_path: Pa
         # at most one more filling meanwhile (plus the first 16-element probe request)
         assert n <= (batch_id + 2) * batch + 16, (batch_id, n)
     assert sorted(_read_ids(tmp_path)) == list(range(3000))
+
+
+def test_adaptive_first_batch_of_arrow_elements_is_sized_by_bytes(tmp_path: Path) -> None:
+    """Arrow elements tell their bytes per row: the first adaptive batch holds ~32 MB of them
+    (here all 20 small record batches) instead of 100k rows of unknown size, so a stream of small
+    record batches does not start with one Spark job per element."""
+    import pyarrow as pa
+
+    batches = [pa.record_batch({"id": list(range(i, i + 1000))}) for i in range(0, 20_000, 1000)]
+    s = SparkSink(
+        spark=None, path=str(tmp_path), table=None, format="parquet", mode="append", batch_rows=None,
+        max_batch_seconds=None, schema=None, stream="default", policy=WritePolicy(1, 0.0),
+        progress=None, engine="pyarrow",
+    )
+    Flowable.from_iterable(batches).subscribe(s)
+    r = s.result(30)
+    assert r.rows == 20_000 and r.batches == 1
+    assert sorted(_read_ids(tmp_path)) == list(range(20_000))

@@ -106,6 +106,9 @@ _TARGET_BATCH_SECONDS: Final = 2.5
 _MAX_GROWTH: Final = 4.0
 #: and never beyond this much Arrow data per batch (the writer holds one batch, the subscriber fills the next)
 _MAX_BATCH_BYTES: Final = 192 * 1024 * 1024
+#: the first adaptive batch of Arrow elements (whose size per row is known from the first one):
+#: about a million narrow rows, where a 100k-row start would spend its first jobs on Spark's fixed cost
+_FIRST_ARROW_BATCH_BYTES: Final = 32 * 1024 * 1024
 
 
 class _CommitLog:
@@ -315,6 +318,8 @@ class SparkSink:
             if self._done or self._failed is not None:
                 return
             self._outstanding -= 1
+            if self._unit_rows is None and self._adaptive:
+                self._size_first_batch(item)
             n = self._add(item)
             if self._unit_rows is None or n > self._unit_rows:
                 self._unit_rows = max(1, n)
@@ -324,6 +329,16 @@ class SparkSink:
         if flush is not None:
             self._writer.submit(self._write_loop, flush)
         self._request_more()
+
+    def _size_first_batch(self, item: Any) -> None:
+        """Adaptive mode, first element: Arrow data tells its bytes per row, so the first batch
+        can start near ``_FIRST_ARROW_BATCH_BYTES`` instead of the 100k rows used for rows of
+        unknown size (both within the 4M-row cap)."""
+        import pyarrow as pa
+
+        if isinstance(item, (pa.RecordBatch, pa.Table)) and item.num_rows:
+            per_row = max(1, item.nbytes // item.num_rows)
+            self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, _FIRST_ARROW_BATCH_BYTES // per_row))
 
     def _add(self, item: Any) -> int:
         """Append one element to the pending batch, skipping rows committed by an earlier run."""
