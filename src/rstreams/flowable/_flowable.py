@@ -1229,7 +1229,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: passes requests through (deferred until the upstream exists).
         Scheduler: subscription, and (``request_on=True``) requests from other threads, run on the
-        worker; a synchronous source therefore emits on that worker.
+        worker; a synchronous source therefore emits on that worker. On ``from_callable(fn)`` the
+        two become one publisher: ``fn`` runs as one task on the worker and its value is emitted
+        there (the idiom for blocking calls: ``flat_map(lambda x: Flowable.from_callable(lambda:
+        fetch(x)).subscribe_on(schedulers.io()), max_concurrency=16)``).
         """
         return _i_subscribe_on(self, scheduler, request_on)
 
