@@ -6,8 +6,9 @@ The loop (backpressure reaches the producer):
 2. build an Arrow table of the batch and write it through Spark (one Spark job per micro-batch);
 3. commit it durably (see below), and only then request more. While batch ``k`` is being
    written, batch ``k + 1`` may fill; nothing more is requested until ``k`` is committed, so at
-   most two batches are ever in memory (the very first request is 16 elements, to learn whether
-   an element is a row or a record batch).
+   most two batches are ever in memory. The very first request is one element, to learn whether
+   an element is a row or a record batch (and, for Arrow data, its bytes per row); batch ``k + 1``
+   is sealed only when the writer takes it, so a size grown at ``k``'s commit applies to it.
 
 Exactly-once into a path (the pattern of Structured Streaming's file sink commit log): each
 micro-batch has an id. Its part files are written into
