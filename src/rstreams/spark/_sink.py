@@ -325,8 +325,7 @@ class SparkSink:
             if self._unit_rows is None or n > self._unit_rows:
                 self._unit_rows = max(1, n)
             if self._pending.count >= self._batch_rows and not self._writing:
-                flush = self._take_pending()
-                self._writing = True
+                flush = self._seal_for_writer()
         if flush is not None:
             self._writer.submit(self._write_loop, flush)
         self._request_more()
@@ -370,6 +369,11 @@ class SparkSink:
         self._pending = _Rows()
         return p
 
+    def _seal_for_writer(self) -> _Rows:
+        """Under ``_lock``, with the writer idle: the pending batch, now the writer's."""
+        self._writing = True
+        return self._take_pending()
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise TypeError("to_spark: on_error(None) (rule 2.13)")
@@ -388,8 +392,7 @@ class SparkSink:
             self._done = True
             self._completed = True
             if self._pending.count and not self._writing:  # else the write loop takes it
-                flush = self._take_pending()
-                self._writing = True
+                flush = self._seal_for_writer()
         if flush is not None:
             self._writer.submit(self._write_loop, flush)
         self._finish_after_writes(None)
@@ -602,8 +605,7 @@ class SparkSink:
                 return
             age = time.monotonic() - self._pending.started
             if self._pending.count and age >= (self._max_batch_seconds or 0) and not self._writing:
-                flush = self._take_pending()
-                self._writing = True
+                flush = self._seal_for_writer()
         if flush is not None:
             self._writer.submit(self._write_loop, flush)
         self._arm_timer()

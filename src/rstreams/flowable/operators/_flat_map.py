@@ -189,18 +189,24 @@ class FlatMapSubscriber:
             inner.queue.clear()
 
     # -- emission -----------------------------------------------------------------------------
+    def _emit_or_queue(self, queue: deque[Any], value: Any) -> bool:
+        """As the emitter (``_wip`` owner): emit ``value`` now if there is demand and nothing is
+        queued ahead of it in ``queue`` (True), else queue it for the drain loop (False)."""
+        d = self._downstream
+        r = self._requested._value
+        if d is not None and r != 0 and not queue:
+            d.on_next(value)
+            if r < _MAX:
+                produced(self._requested, 1)
+            return True
+        queue.append(value)
+        return False
+
     def _scalar_next(self, value: Any) -> None:
         wip = self._wip
         if wip._value == 0 and wip.compare_and_set(0, 1):
-            d = self._downstream
-            r = self._requested._value
-            if d is not None and r != 0 and not self._scalars:
-                d.on_next(value)
-                if r < _MAX:
-                    produced(self._requested, 1)
+            if self._emit_or_queue(self._scalars, value):
                 self._scalar_consumed(1)
-            else:
-                self._scalars.append(value)
             if wip.decrement_and_get() == 0:
                 return
         else:
@@ -212,15 +218,8 @@ class FlatMapSubscriber:
     def _inner_next(self, inner: PrefetchInner, value: Any) -> None:
         wip = self._wip
         if wip._value == 0 and wip.compare_and_set(0, 1):
-            d = self._downstream
-            r = self._requested._value
-            if d is not None and r != 0 and not inner.queue:
-                d.on_next(value)
-                if r < _MAX:
-                    produced(self._requested, 1)
+            if self._emit_or_queue(inner.queue, value):
                 inner.consumed(1)
-            else:
-                inner.queue.append(value)
             if wip.decrement_and_get() == 0:
                 return
         else:
@@ -235,18 +234,10 @@ class FlatMapSubscriber:
         the emitter instead of two, and the slot is freed at once when the value goes out."""
         wip = self._wip
         if wip._value == 0 and wip.compare_and_set(0, 1):
-            d = self._downstream
-            r = self._requested._value
-            if d is not None and r != 0 and not inner.queue:
-                d.on_next(value)
-                if r < _MAX:
-                    produced(self._requested, 1)
-                inner.done = True
+            inner.done = True
+            if self._emit_or_queue(inner.queue, value):
                 self._remove(inner)
                 self._request_outer(1)  # the finished inner frees its slot
-            else:
-                inner.queue.append(value)
-                inner.done = True
             if not self._done and wip.decrement_and_get() == 0:
                 return
             # more signals arrived meanwhile, or the outer is done (this may have been the last

@@ -17,7 +17,6 @@ from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import CANCELLED, cancel, deferred_request, set_once
 from ..._spec import Subscriber, Subscription
-from ...errors import NoneElementError
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from .._fused import batch_sink
@@ -28,7 +27,7 @@ from .._scalar import (
     _NO_REQUEST_NO_VALUE,
     DeferredScalarSubscription,
 )
-from ..sources._basic import _FromCallableFlowable
+from ..sources._basic import _FromCallableFlowable, call_into
 
 __all__ = ["subscribe_on"]
 
@@ -174,17 +173,11 @@ class _CallableOnSubscription(DeferredScalarSubscription[T]):
         self._fn = None
         if fn is None or self._state._value == _CANCELLED:  # a plain read (see atomics)
             return
-        try:
-            v = fn()
-        except Exception as e:
-            self._worker.dispose()
-            self.error(e)
-            return
-        if v is None:
-            self._worker.dispose()
-            self.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
-            return
-        self.complete(v)
+        call_into(fn, self)  # from_callable's own call: value, error or rule 2.13 error
+
+    def error(self, error: BaseException, cancel_upstream: bool = False) -> None:
+        self._worker.dispose()
+        super().error(error, cancel_upstream)
 
     def request(self, n: int) -> None:
         if type(n) is int and n > 0 and self._request_on:

@@ -226,15 +226,20 @@ class _FromCallableFlowable(Flowable[T]):
         subscriber.on_subscribe(scalar)
         if scalar.is_cancelled:
             return
-        try:
-            v = self._fn()
-        except Exception as e:
-            scalar.error(e)
-            return
-        if v is None:
-            scalar.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
-            return
-        scalar.complete(v)
+        call_into(self._fn, scalar)
+
+
+def call_into(fn: Callable[[], T], scalar: DeferredScalarSubscription[T]) -> None:
+    """Call ``fn`` and offer its result to ``scalar``: its error, or NoneElementError for None."""
+    try:
+        v = fn()
+    except Exception as e:
+        scalar.error(e)
+        return
+    if v is None:
+        scalar.error(NoneElementError("from_callable(): the callable returned None (rule 2.13)"))
+        return
+    scalar.complete(v)
 
 
 def from_callable(fn: Callable[[], T]) -> Flowable[T]:
