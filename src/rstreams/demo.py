@@ -217,7 +217,7 @@ def run(rows: int = 500_000, out: str = "out/demo", master: str | None = None, i
     aggregates = window_aggregates(pipeline)
     agg_path = os.path.join(out, "aggregates")
     t_pipe = time.monotonic()
-    result = rspark.to_spark(aggregates, path=agg_path, mode="overwrite", batch_rows=5_000, spark=s, progress=not quiet)
+    result = rspark.to_spark(aggregates, path=agg_path, mode="overwrite", batch_rows=5_000, spark=s, progress=False if quiet else None)
     t_landed = time.monotonic()
     dead.close()
     back = (
