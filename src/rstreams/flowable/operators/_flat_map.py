@@ -47,7 +47,7 @@ class FlatMapSubscriber:
     __slots__ = (
         "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_delay_error", "_upstream",
         "_requested", "_wip", "_inners", "_lock", "_scalars", "_errors", "_done", "_cancelled",
-        "_outer_replenish", "_unbounded_outer", "_scalar_limit", "_empty_pending", "__weakref__",
+        "_outer_pending", "_unbounded_outer", "_scalar_limit", "__weakref__",
     )
 
     def __init__(
@@ -73,8 +73,11 @@ class FlatMapSubscriber:
         self._errors = ErrorCollector()
         self._done = False
         self._cancelled = False
-        self._outer_replenish = 0  # scalars consumed, not yet re-requested: only the wip owner touches it
-        self._empty_pending = 0  # empty() results not yet re-requested: only the outer's thread touches it
+        # scalar and empty() results whose slot was freed but not yet re-requested from the outer.
+        # One counter for both (race: the emitter and the outer's thread add to it): two separate
+        # counters could each hold up to _scalar_limit - 1 slots, together max_concurrency, and the
+        # outer would never be asked again (a stall).
+        self._outer_pending = AtomicInt(0)
         # scalar results free their slot at once; the outer is re-requested for them in batches
         self._scalar_limit = 1 if max_concurrency is None else max(1, max_concurrency - (max_concurrency >> 2))
 
@@ -107,12 +110,7 @@ class FlatMapSubscriber:
         is_scalar, value = scalar_value(p)
         if is_scalar:
             if value is NOTHING:
-                k = self._empty_pending + 1
-                if k >= self._scalar_limit:
-                    self._empty_pending = 0
-                    self._request_outer(k)
-                else:
-                    self._empty_pending = k
+                self._slots_freed(1)
             else:
                 self._scalar_next(value)
             return
@@ -140,14 +138,15 @@ class FlatMapSubscriber:
         self._done = True
         self._drain()
 
-    def _scalar_consumed(self, n: int) -> None:
-        # called by the wip owner only
-        k = self._outer_replenish + n
-        if k >= self._scalar_limit or self._done:
-            self._outer_replenish = 0
-            self._request_outer(k)
-        else:
-            self._outer_replenish = k
+    def _slots_freed(self, n: int) -> None:
+        """``n`` scalar/empty results freed their slots: re-request the outer in batches."""
+        if self._unbounded_outer:
+            return
+        pending = self._outer_pending
+        if pending.add_and_get(n) >= self._scalar_limit:
+            k = pending.get_and_set(0)  # race: several callers past the limit; one takes the batch
+            if k:
+                self._request_outer(k)
 
     def _request_outer(self, n: int) -> None:
         if not self._unbounded_outer and not self._done:
@@ -206,7 +205,7 @@ class FlatMapSubscriber:
         wip = self._wip
         if wip._value == 0 and wip.compare_and_set(0, 1):
             if self._emit_or_queue(self._scalars, value):
-                self._scalar_consumed(1)
+                self._slots_freed(1)
             if wip.decrement_and_get() == 0:
                 return
         else:
@@ -320,7 +319,7 @@ class FlatMapSubscriber:
             if replenish:
                 self._request_outer(replenish)  # finished inners free their slots at once
             if scalar_count:
-                self._scalar_consumed(scalar_count)
+                self._slots_freed(scalar_count)
             if self._done and not self._inners and not scalars:
                 self._terminate(d)
                 return
