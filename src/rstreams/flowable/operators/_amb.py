@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any, Final, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicInt
+from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import HalfSerializer
 from ..._internal.requests import validate_request
-from ..._internal.subscriptions import CANCELLED, DeferredSubscription
+from ..._internal.subscriptions import DeferredSubscription, cancel, deferred_request, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import BasicSubscriber
 from .._flowable import Flowable
@@ -22,21 +22,24 @@ _NO_WINNER: Final = -1
 @final
 class _AmbInner:
     _rs_no_wrap = True
-    __slots__ = ("_parent", "_index", "upstream", "_won", "_missed", "__weakref__")
+    __slots__ = ("_parent", "_index", "_upstream", "_missed", "_won", "__weakref__")
 
     def __init__(self, parent: _AmbCoordinator, index: int) -> None:
         self._parent = parent
         self._index = index
-        self.upstream: Subscription = CANCELLED
+        # race: a cancel (lost, or the downstream cancelled) or a request before on_subscribe arrives
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
+        self._missed = AtomicInt(0)  # demand requested before on_subscribe (deferred_request)
         self._won = False
-        self._missed = 0
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self.upstream is not CANCELLED:
-            subscription.cancel()
+        if not set_once(self._upstream, subscription, "amb"):
+            return  # rule 2.5 (or cancelled before it arrived: cancelled by set_once)
+        w = self._parent._winner.get()
+        if w != _NO_WINNER and w != self._index:
+            cancel(self._upstream)  # another source won (or the downstream cancelled) meanwhile
             return
-        self.upstream = subscription
-        r = self._parent._requested_so_far
+        r = self._missed.get_and_set(0)
         if r:
             subscription.request(r)
 
@@ -46,7 +49,7 @@ class _AmbInner:
         if self._parent._try_win(self._index):
             self._won = True
             return True
-        self.upstream.cancel()
+        cancel(self._upstream)
         return False
 
     def on_next(self, item: Any) -> None:
@@ -70,23 +73,22 @@ class _AmbInner:
                 d.on_complete()
 
     def request(self, n: int) -> None:
-        self.upstream.request(n)
+        deferred_request(self._upstream, self._missed, n)  # race: request vs a late on_subscribe
 
     def cancel(self) -> None:
-        self.upstream.cancel()
+        cancel(self._upstream)
 
 
 @final
 class _AmbCoordinator:
     """Race: several sources signal first at once; the winner index is set by one CAS."""
 
-    __slots__ = ("_downstream", "_inners", "_winner", "_requested_so_far")
+    __slots__ = ("_downstream", "_inners", "_winner")
 
     def __init__(self, downstream: Subscriber[Any], n: int) -> None:
         self._downstream: Subscriber[Any] | None = downstream
         self._inners = [_AmbInner(self, i) for i in range(n)]
-        self._winner = AtomicInt(_NO_WINNER)
-        self._requested_so_far = 0
+        self._winner = AtomicInt(_NO_WINNER)  # an index, or len(inners) once cancelled
 
     def _try_win(self, index: int) -> bool:
         w = self._winner.get()
@@ -115,10 +117,10 @@ class _AmbCoordinator:
                 return
         w = self._winner.get()
         if w != _NO_WINNER:
-            self._inners[w].request(n)
+            if w < len(self._inners):  # else cancelled: a request after cancel is a no-op (rule 3.6)
+                self._inners[w].request(n)
             return
-        self._requested_so_far += n  # requests before a winner go to every source
-        for inner in self._inners:
+        for inner in self._inners:  # requests before a winner go to every source
             inner.request(n)
 
     def cancel(self) -> None:
@@ -159,15 +161,16 @@ def amb(*sources: Publisher[Any]) -> Flowable[Any]:
 @final
 class _SkipUntilOther:
     _rs_no_wrap = True
-    __slots__ = ("_parent", "upstream", "__weakref__")
+    __slots__ = ("_parent", "_upstream", "__weakref__")
 
     def __init__(self, parent: _SkipUntilSubscriber) -> None:
         self._parent: _SkipUntilSubscriber | None = parent
-        self.upstream: Subscription = CANCELLED
+        # race: the main side cancels (downstream cancel, main terminal) before on_subscribe arrives
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        self.upstream = subscription
-        subscription.request(1)
+        if set_once(self._upstream, subscription, "skip_until"):  # rule 2.5; cancelled if already cancelled
+            subscription.request(1)
 
     def on_next(self, item: Any) -> None:
         p = self._parent
@@ -190,7 +193,7 @@ class _SkipUntilOther:
 
     def cancel(self) -> None:
         self._parent = None
-        self.upstream.cancel()
+        cancel(self._upstream)
 
 
 @final

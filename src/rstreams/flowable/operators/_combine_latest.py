@@ -20,10 +20,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicInt
+from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector, HalfSerializer
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED, DeferredSubscription
+from ..._internal.subscriptions import DeferredSubscription, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import BasicSubscriber, none_result_error
 from .._flowable import Flowable
@@ -37,22 +37,20 @@ _NONE: Final = object()
 @final
 class _CombineInner:
     _rs_no_wrap = True
-    __slots__ = ("_parent", "_index", "upstream", "_prefetch", "_limit", "_consumed", "__weakref__")
+    __slots__ = ("_parent", "_index", "_upstream", "_prefetch", "_limit", "_consumed", "__weakref__")
 
     def __init__(self, parent: _CombineMain, index: int, prefetch: int) -> None:
         self._parent: _CombineMain | None = parent
         self._index = index
-        self.upstream: Subscription = CANCELLED
+        # race: cancel (downstream cancel, another source's terminal) before on_subscribe arrives
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
         self._prefetch = prefetch
         self._limit = prefetch - (prefetch >> 2)
         self._consumed = 0
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self.upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self.upstream = subscription
-        subscription.request(self._prefetch)
+        if set_once(self._upstream, subscription, "combine_latest"):  # rule 2.5; cancelled if cancelled
+            subscription.request(self._prefetch)
 
     def on_next(self, item: Any) -> None:
         p = self._parent
@@ -75,13 +73,15 @@ class _CombineInner:
         c = self._consumed + 1
         if c >= self._limit:
             self._consumed = 0
-            self.upstream.request(c)
+            up = self._upstream.get()
+            if up is not None:
+                up.request(c)
         else:
             self._consumed = c
 
     def cancel(self) -> None:
         self._parent = None
-        self.upstream.cancel()
+        cancel(self._upstream)
 
 
 @final
@@ -259,19 +259,17 @@ def combine_latest(*args: Any, prefetch: int = 128) -> Flowable[Any]:
 @final
 class _OtherSubscriber:
     _rs_no_wrap = True
-    __slots__ = ("_parent", "_index", "upstream", "__weakref__")
+    __slots__ = ("_parent", "_index", "_upstream", "__weakref__")
 
     def __init__(self, parent: _WithLatestSubscriber, index: int) -> None:
         self._parent: _WithLatestSubscriber | None = parent
         self._index = index
-        self.upstream: Subscription = CANCELLED
+        # race: the main side cancels (downstream cancel, main terminal) before on_subscribe arrives
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self.upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self.upstream = subscription
-        subscription.request(_MAX)
+        if set_once(self._upstream, subscription, "with_latest_from"):  # rule 2.5; cancelled if cancelled
+            subscription.request(_MAX)
 
     def on_next(self, item: Any) -> None:
         p = self._parent
@@ -290,7 +288,7 @@ class _OtherSubscriber:
 
     def cancel(self) -> None:
         self._parent = None
-        self.upstream.cancel()
+        cancel(self._upstream)
 
 
 @final
