@@ -243,3 +243,26 @@ def test_skip_until_main_completes_before_late_other_subscribes_cancels_it() -> 
     ts.assert_result().assert_no_violations()
     late.release()
     assert late.cancelled
+
+
+# ---------------------------------------------------------------------------------------------
+# rule 3.9 in the asynchronous operators
+
+
+def test_rule_3_9_amb_bad_request_before_a_winner_reaches_on_error() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.amb(a, b).subscribe(ts)
+    ts.request(0)
+    ts.assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
+    assert a.was_cancelled and b.was_cancelled
+
+
+def test_rule_3_9_observe_on_bad_request_after_upstream_completed_reaches_on_error() -> None:
+    from rstreams import schedulers
+
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.range(0, 5).hide().observe_on(schedulers.single()).subscribe(ts)
+    ts.request(0)  # the upstream has completed; its elements wait for demand in the queue
+    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()

@@ -109,11 +109,10 @@ class _AmbCoordinator:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
+                d = self._downstream  # taken before cancel() drops it (rule 3.13)
                 self.cancel()
-                d = self._downstream
-                self._downstream = None
                 if d is not None:
-                    d.on_error(err)
+                    d.on_error(err)  # rule 3.9
                 return
         w = self._winner.get()
         if w != _NO_WINNER:

@@ -49,7 +49,7 @@ class _ObserveOnSubscriber(Generic[T]):
     _rs_no_wrap = True
     __slots__ = (
         "_downstream", "_worker", "_prefetch", "_limit", "_queue", "_upstream", "_requested",
-        "_active", "_lock", "_done", "_error", "_cancelled", "_delay_error", "_consumed", "__weakref__",
+        "_active", "_lock", "_done", "_error", "_cancelled", "_delay_error", "_consumed", "_bad", "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[T], worker: Worker, prefetch: int, delay_error: bool) -> None:
@@ -67,6 +67,8 @@ class _ObserveOnSubscriber(Generic[T]):
         self._cancelled = False
         self._delay_error = delay_error
         self._consumed = 0
+        # rule 3.9 error: wins over queued elements and over an upstream terminal already queued
+        self._bad: BaseException | None = None
 
     # -- upstream side -----------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -115,12 +117,10 @@ class _ObserveOnSubscriber(Generic[T]):
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                # rule 3.9: cancel upstream and deliver the error in order on the worker
+                # rule 3.9: cancel upstream and deliver the error on the worker (serially with
+                # on_next), even if the upstream already completed with elements still queued
                 self._upstream.cancel()
-                if not self._done:
-                    self._error = err
-                    self._done = True
-                    self._delay_error = False
+                self._bad = err
                 self._schedule()
                 return
         add_request(self._requested, n)
@@ -159,6 +159,12 @@ class _ObserveOnSubscriber(Generic[T]):
                 done = self._done  # read before the queue: everything before a terminal is queued
                 if d is None:
                     q.clear()
+                    return
+                bad = self._bad
+                if bad is not None:
+                    q.clear()
+                    self._error = bad
+                    self._terminate(d)
                     return
                 if done and self._error is not None and not self._delay_error:
                     q.clear()
@@ -237,6 +243,8 @@ class _ObserveOnSubscriber(Generic[T]):
 
     def _has_work(self) -> bool:
         q = self._queue
+        if self._bad is not None:
+            return True
         if self._done and (not q or (self._error is not None and not self._delay_error)):
             return True
         return bool(q) and self._requested.get() > 0
