@@ -266,3 +266,80 @@ def test_rule_3_9_observe_on_bad_request_after_upstream_completed_reaches_on_err
     Flowable.range(0, 5).hide().observe_on(schedulers.single()).subscribe(ts)
     ts.request(0)  # the upstream has completed; its elements wait for demand in the queue
     ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# ReplayProcessor: RxJava's factories and its time bound (an item is kept while age < max_age)
+
+
+def test_replay_processor_create_with_size_replays_the_last_n() -> None:
+    from rstreams.processors import ReplayProcessor
+
+    rp = ReplayProcessor.create_with_size(1)
+    rp.on_next(1)
+    rp.on_next(2)
+    ts = rp.test()
+    rp.on_next(3)
+    rp.on_complete()
+    ts.assert_result(2, 3).assert_no_violations()
+    rp.test().assert_result(3).assert_no_violations()
+
+
+def test_replay_processor_create_with_time_drops_items_exactly_max_age_old() -> None:
+    from rstreams.processors import ReplayProcessor
+    from rstreams.testing import TestScheduler
+
+    sched = TestScheduler()
+    rp = ReplayProcessor.create_with_time(1.0, sched)
+    rp.on_next(1)
+    sched.advance_by(1.0)
+    ts = rp.test()  # item 1 is exactly 1 s old: not replayed
+    rp.on_next(2)
+    sched.advance_by(1.0)
+    rp.on_next(3)
+    ts.assert_values(2, 3).assert_no_violations()
+
+
+def test_replay_processor_create_with_time_after_termination_replays_only_fresh_items() -> None:
+    from rstreams.processors import ReplayProcessor
+    from rstreams.testing import TestScheduler
+
+    sched = TestScheduler()
+    rp = ReplayProcessor.create_with_time(1.0, sched)
+    rp.on_next(1)
+    sched.advance_by(1.0)
+    rp.on_next(2)
+    sched.advance_by(0.5)
+    rp.on_next(3)
+    rp.on_complete()
+    rp.test().assert_result(2, 3).assert_no_violations()
+    sched.advance_by(1.0)
+    rp.test().assert_result().assert_no_violations()  # stale data is not replayed after termination
+
+
+def test_replay_processor_create_with_time_and_size_applies_both_bounds() -> None:
+    from rstreams.processors import ReplayProcessor
+    from rstreams.testing import TestScheduler
+
+    sched = TestScheduler()
+    rp = ReplayProcessor.create_with_time_and_size(10.0, sched, 2)
+    for i in range(5):
+        rp.on_next(i)
+    rp.test().assert_values(3, 4).assert_no_violations()
+    sched.advance_by(10.0)
+    rp.on_complete()
+    rp.test().assert_result().assert_no_violations()
+
+
+def test_replay_processor_replays_the_error_after_the_items_at_the_subscribers_pace() -> None:
+    from rstreams.processors import ReplayProcessor
+
+    rp: ReplayProcessor[int] = ReplayProcessor.create()
+    rp.on_next(1)
+    rp.on_next(2)
+    rp.on_error(Boom("done"))
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    rp.subscribe(ts)
+    ts.assert_values(1).assert_no_errors()
+    ts.request(1)
+    ts.assert_failure(Boom, 1, 2).assert_no_violations()

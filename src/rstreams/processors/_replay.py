@@ -22,7 +22,7 @@ cancel); demand is ``requested`` (AtomicInt) against a local ``emitted``, publis
 from __future__ import annotations
 
 import time
-from bisect import bisect_left
+from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, final
 
@@ -90,7 +90,7 @@ class ReplayBuffer:
         while nxt is not None:
             end = h.base + len(h.items)
             if (ms is not None and end <= count - ms) or (
-                cutoff is not None and h.times and h.times[-1] < cutoff
+                cutoff is not None and h.times and h.times[-1] <= cutoff
             ):
                 h = nxt
                 nxt = h.next
@@ -112,7 +112,8 @@ class ReplayBuffer:
             while True:
                 times = c.times
                 assert times is not None
-                off = bisect_left(times, cutoff, max(lo - c.base, 0), len(times))
+                # retained: age < max_age, i.e. time > cutoff (RxJava: an item exactly max_age old is gone)
+                off = bisect_right(times, cutoff, max(lo - c.base, 0), len(times))
                 lo = c.base + off
                 if off < len(times) or c.next is None:
                     break
@@ -324,6 +325,38 @@ class ReplayProcessor(SubscriberSet[T]):
     ) -> ReplayProcessor[Any]:
         """Unbounded (no argument), size-bounded (``max_size``), time-bounded (``max_age`` seconds,
         measured with ``scheduler.now()`` or ``time.monotonic()``), or both."""
+        return ReplayProcessor(max_size, max_age, scheduler)
+
+    @staticmethod
+    def create_with_size(max_size: int) -> ReplayProcessor[Any]:
+        """Size-bounded (RxJava ``createWithSize``): retains the last ``max_size`` items.
+
+        Example::
+
+            rp = ReplayProcessor.create_with_size(2)
+        """
+        return ReplayProcessor(max_size, None, None)
+
+    @staticmethod
+    def create_with_time(max_age: float, scheduler: Any = None) -> ReplayProcessor[Any]:
+        """Time-bounded (RxJava ``createWithTime``): retains the items younger than ``max_age``
+        seconds, measured with ``scheduler.now()`` (or ``time.monotonic()``); a late subscriber,
+        also after termination, receives only those, then the terminal signal.
+
+        Example::
+
+            rp = ReplayProcessor.create_with_time(1.0, TestScheduler())
+        """
+        return ReplayProcessor(None, max_age, scheduler)
+
+    @staticmethod
+    def create_with_time_and_size(max_age: float, scheduler: Any = None, max_size: int | None = None) -> ReplayProcessor[Any]:
+        """Time- and size-bounded (RxJava ``createWithTimeAndSize``): both bounds apply.
+
+        Example::
+
+            rp = ReplayProcessor.create_with_time_and_size(1.0, TestScheduler(), 3)
+        """
         return ReplayProcessor(max_size, max_age, scheduler)
 
     @property
