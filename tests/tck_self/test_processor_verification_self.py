@@ -32,7 +32,7 @@ def test_every_publisher_and_whitebox_test_is_delegated() -> None:
 
 
 def test_processor_that_swallows_upstream_errors_fails_rule_4_2() -> None:
-    cls = verification("processor", NoErrorPassingProcessor)
+    cls = verification("processor", NoErrorPassingProcessor, coordinated_emission=True)
     require_failure(cls, OWN_42, "Rule 4.2", "without any request")
     require_failure(cls, OWN_104, "Rule 4.2", "did not reach downstream 1")
 

@@ -22,13 +22,14 @@ from contextlib import contextmanager
 from typing import Any, Final, Generic, NoReturn, Protocol, TypeVar
 
 from .._spec import Subscriber, Subscription, violation
-from ._outcomes import fail
+from ._outcomes import TckFailure, fail
 
 __all__ = [
     "TestEnvironment",
     "Latch",
     "Promise",
     "Receptacle",
+    "ReceiveBufferOverflow",
     "ConcurrencyDetector",
     "ManualSubscriber",
     "TckSubscription",
@@ -309,38 +310,59 @@ END: Final = _End()
 _Signal = tuple[str, Any]
 
 
+class ReceiveBufferOverflow(TckFailure):
+    """Raised from a kit subscriber's ``on_next`` when its receive buffer overflows (rule 1.1).
+
+    Like the JVM kit's ``SubscriberBufferOverflowException``: raising is the only way to stop a
+    synchronous Publisher that ignores demand (``request(2**63 - 1)`` would otherwise loop for ever
+    on the test's thread). The violation is recorded first, so the test fails naming rule 1.1
+    whatever the Publisher does with the exception.
+    """
+
+
 class Receptacle:
     """A bounded buffer of received signals: ``("next", x)``, ``("complete", None)``, ``("error", e)``.
 
     Holding more than ``capacity`` unconsumed signals records a rule 1.1 violation: the Publisher
-    emitted more than was requested (the test consumes what it asked for).
+    emitted more than was requested (the test consumes what it asked for). With ``raise_on_overflow``
+    every signal beyond the capacity also raises :class:`ReceiveBufferOverflow` to the caller (the
+    Publisher's signalling code).
     """
 
-    def __init__(self, env: TestEnvironment, capacity: int = RECEIVE_BUFFER_SIZE) -> None:
+    def __init__(
+        self, env: TestEnvironment, capacity: int = RECEIVE_BUFFER_SIZE, *, raise_on_overflow: bool = False
+    ) -> None:
         self._env = env
         self._capacity = capacity
+        self._raise = raise_on_overflow
         self._items: deque[_Signal] = deque()
         self._cond = threading.Condition(threading.Lock())
         self._overflowed = False
         self.total_next = 0
 
+    @property
+    def overflowed(self) -> bool:
+        return self._overflowed
+
     def add(self, signal: _Signal) -> None:
+        message = violation(
+            "1.1",
+            f"the test subscriber's receive buffer ({self._capacity} signals) overflowed: "
+            "the Publisher probably emitted more elements than were requested",
+        )
         with self._cond:
             if signal[0] == "next":
                 self.total_next += 1
-            if len(self._items) >= self._capacity:
-                if not self._overflowed:
-                    self._overflowed = True
-                    self._env.flop(
-                        violation(
-                            "1.1",
-                            f"the test subscriber's receive buffer ({self._capacity} signals) overflowed: "
-                            "the Publisher probably emitted more elements than were requested",
-                        )
-                    )
+            if len(self._items) < self._capacity:
+                self._items.append(signal)
+                self._cond.notify_all()
                 return
-            self._items.append(signal)
-            self._cond.notify_all()
+            first = not self._overflowed
+            self._overflowed = True
+        if first:
+            self._env.flop(message)
+        if self._raise and signal[0] == "next":
+            raise ReceiveBufferOverflow(message)
 
     def poll(self, timeout: float) -> _Signal | None:
         deadline = time.monotonic() + timeout
@@ -483,7 +505,7 @@ class ManualSubscriber(Generic[T]):
         self.env = env
         self.name = name
         self._subscription: Promise[Subscription] = Promise(env)
-        self._received = Receptacle(env)
+        self._received = Receptacle(env, raise_on_overflow=True)
         self._on_subscribe_hook = on_subscribe_hook
         self._on_next_hook = on_next_hook
         self._record = record
@@ -576,6 +598,8 @@ class ManualSubscriber(Generic[T]):
         s = self.subscription()
         try:
             s.request(n)
+        except ReceiveBufferOverflow as exc:  # a synchronous Publisher ignoring demand (rule 1.1)
+            fail(str(exc))
         except Exception as exc:  # noqa: BLE001 - reported as a violation
             fail(violation("3.16", f"Subscription.request({n!r}) raised {type(exc).__name__}: {exc}"))
 
@@ -584,6 +608,8 @@ class ManualSubscriber(Generic[T]):
         self._cancelled = True
         try:
             s.cancel()
+        except ReceiveBufferOverflow as exc:
+            fail(str(exc))
         except Exception as exc:  # noqa: BLE001
             fail(violation("3.15", f"Subscription.cancel() raised {type(exc).__name__}: {exc}"))
 

@@ -87,11 +87,14 @@ def rule_of(name: str) -> str:
     return f"{m.group(1)}.{int(m.group(2))}"
 
 
-def tck_test(rule: str | None = None) -> Callable[[F], F]:
+def tck_test(rule: str | None = None, *, optional_fails_hard: bool = False) -> Callable[[F], F]:
     """Decorate a kit test: record ``__tck_rule__``/``__tck_kind__`` and give it a fresh environment.
 
     * ``untested`` tests skip with a reason naming the rule (their bodies are never run);
-    * ``optional`` tests turn a failure into ``pytest.xfail("does NOT implement OPTIONAL rule ...")``;
+    * ``optional`` tests turn a failure into ``pytest.xfail("does NOT implement OPTIONAL rule ...")``,
+      unless ``optional_fails_hard``: then a failure stays a failure (the JVM kit's
+      ``optional_spec104_mustSignalOnErrorWhenFails`` is "optional" only in that it skips when no
+      failed Publisher is given; a failed Publisher that misbehaves fails it);
     * every test gets ``self.env`` (a new :class:`TestEnvironment`) and the environment is closed
       (threads stopped, resources released) whatever the outcome.
     """
@@ -116,7 +119,7 @@ def tck_test(rule: str | None = None) -> Callable[[F], F]:
             previous = getattr(self, "env", None)
             self.env = env
             try:
-                if kind == "optional":
+                if kind == "optional" and not optional_fails_hard:
                     try:
                         _run_reporting_violations(fn, self, env, args, kwargs)
                     except (Exception, FailOutcome) as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
@@ -192,23 +191,47 @@ class IdentityProcessorVerification(VerificationBase, Generic[T]):
         if self.max_supported_subscribers() < 2:
             skip(f"needs 2 Subscribers but max_supported_subscribers() = {self.max_supported_subscribers()}")
 
+    def _expect_element(self, sub: ManualSubscriber[T], element: T, message: str) -> None:
+        got = sub.next_element(message)
+        if got != element:
+            fail(violation("4.1", f"{sub.name} received {got!r} where {element!r} was sent (identity Processor)"))
+
+    _COORDINATION_HINT = (
+        " (a Processor that requests/emits only when every Subscriber has demand must override "
+        "does_coordinated_emission() to return True)"
+    )
+
     @tck_test("1.4")
     def test_required_spec104_must_call_on_error_on_all_its_subscribers_if_it_encounters_a_non_recoverable_error(
         self,
     ) -> None:
+        """As the JVM kit: two Subscribers; without coordinated emission only the first requests (1, gets
+        the element, requests 1 more) while the second never does; the upstream on_error must reach both."""
         self._require_two_subscribers()
         processor, upstream = self._setup()
         sub1 = self._downstream(processor, "downstream 1")
         sub2 = self._downstream(processor, "downstream 2")
-        sub1.request(1)
-        sub2.request(1)
-        upstream.subscription.expect_request(violation("2.1", "the Processor did not request from its upstream"))
         element = self.create_element(0)
-        upstream.send_next(element)
-        for s in (sub1, sub2):
-            got = s.next_element(violation("1.1", f"{s.name} did not receive the element it requested"))
-            if got != element:
-                fail(violation("4.1", f"{s.name} received {got!r} where {element!r} was sent (identity Processor)"))
+        if self.does_coordinated_emission():
+            sub1.request(1)
+            sub2.request(1)
+            upstream.subscription.expect_request(violation("2.1", "the Processor did not request from its upstream"))
+            upstream.send_next(element)
+            for s in (sub1, sub2):
+                self._expect_element(s, element, violation("1.1", f"{s.name} did not receive the element it requested"))
+            sub1.request(1)
+            sub2.request(1)
+        else:
+            hint = self._COORDINATION_HINT
+            sub1.request(1)
+            upstream.subscription.expect_request(
+                violation("2.1", "the Processor did not request from its upstream when downstream 1 requested" + hint)
+            )
+            upstream.send_next(element)
+            self._expect_element(
+                sub1, element, violation("1.1", "downstream 1 did not receive the element it requested" + hint)
+            )
+            sub1.request(1)
         error = RuntimeError("rstreams.tck: upstream failure")
         upstream.send_error(error)
         for s in (sub1, sub2):
@@ -234,64 +257,67 @@ class IdentityProcessorVerification(VerificationBase, Generic[T]):
 
     @tck_test("2.1")
     def test_required_must_request_from_upstream_for_elements_that_have_been_requested_long_ago(self) -> None:
+        """The JVM kit's choreography: downstream 1 requests 20; two elements flow; downstream 2 joins
+        without demand; a third element reaches downstream 1 (without coordinated emission) and, once
+        downstream 2 requests 1, downstream 2 as well (it subscribed before that element was sent); the
+        Processor keeps asking its upstream for downstream 1's old demand. Then (a Python addition) 12
+        more elements with both Subscribers asking, and the completion must reach both."""
         self._require_two_subscribers()
         processor, upstream = self._setup()
         sub1 = self._downstream(processor, "downstream 1")
         sub1.request(20)
+        coordinated = self.does_coordinated_emission()
+        hint = "" if coordinated else self._COORDINATION_HINT
         sent = 0
 
-        def send(n: int) -> list[T]:
-            nonlocal sent
-            out: list[T] = []
-            for _ in range(n):
-                if not upstream.subscription.await_outstanding_demand(sent, self.env.timeout):
-                    fail(
-                        violation(
-                            "2.1",
-                            f"the Processor stopped requesting from upstream after {sent} elements although its "
-                            "downstream still has demand",
-                        )
-                    )
-                element = self.create_element(sent)
-                upstream.send_next(element)
-                out.append(element)
-                sent += 1
-            return out
+        def await_upstream_demand(message: str) -> None:
+            if not upstream.subscription.await_outstanding_demand(sent, self.env.timeout):
+                fail(violation("2.1", f"{message} (the upstream was asked for {sent} elements, all sent)" + hint))
 
-        coordinated = self.does_coordinated_emission()
-        hint = (
-            "" if coordinated else " (a Processor that emits only when every Subscriber has demand must "
-            "override does_coordinated_emission() to return True)"
-        )
-        first = send(5)
-        got = sub1.next_elements(5, violation("1.1", "downstream 1 did not receive the elements it requested"))
-        if got != first:
-            fail(violation("4.1", f"downstream 1 received {got} where {first} were sent"))
+        def send() -> T:
+            nonlocal sent
+            await_upstream_demand(
+                "the Processor stopped requesting from upstream although its downstream still has demand"
+            )
+            element = self.create_element(sent)
+            upstream.send_next(element)
+            sent += 1
+            return element
+
+        for _ in range(2):
+            self._expect_element(sub1, send(), violation("1.1", "downstream 1 did not receive an element it requested"))
         sub2 = self._downstream(processor, "downstream 2")
+        no_demand = violation("1.1", "downstream 2 received a signal before requesting anything")
         if coordinated:
-            sub2.request(10)
-        later = send(5)
-        got = sub1.next_elements(
-            5, violation("2.1", "downstream 1 did not receive elements it requested long ago" + hint)
-        )
-        if got != later:
-            fail(violation("4.1", f"downstream 1 received {got} where {later} were sent"))
-        if not coordinated:
-            sub2.request(10)
-        last = send(5)
-        got = sub1.next_elements(5, violation("2.1", "downstream 1 did not receive elements it requested long ago"))
-        if got != last:
-            fail(violation("4.1", f"downstream 1 received {got} where {last} were sent"))
-        deadline = time.monotonic() + self.env.timeout
-        got2: list[T] = []
-        while len(got2) < 5 and time.monotonic() < deadline:
-            sig = sub2.received.poll(max(0.0, deadline - time.monotonic()))
-            if sig is not None and sig[0] == "next":
-                got2.append(sig[1])
-        if len(got2) < 5:
-            fail(violation("1.11", f"downstream 2 received {len(got2)} elements after requesting 10 (5+ were sent)"))
-        sub1.cancel()
-        sub2.cancel()
+            sub2.expect_none(no_demand)
+            sub2.request(1)
+            z = send()
+            self._expect_element(sub1, z, violation("2.1", "downstream 1 did not receive an element it requested long ago"))
+            self._expect_element(sub2, z, violation("1.1", "downstream 2 did not receive the element it requested"))
+        else:
+            z = send()
+            self._expect_element(
+                sub1, z, violation("2.1", "downstream 1 did not receive an element it requested long ago" + hint)
+            )
+            sub2.expect_none(no_demand)
+            sub2.request(1)
+            self._expect_element(
+                sub2,
+                z,
+                violation(
+                    "4.1",
+                    f"downstream 2 subscribed before {z!r} was sent but did not receive it after request(1)",
+                ),
+            )
+        await_upstream_demand("the Processor did not ask its upstream for the 17 elements downstream 1 still awaits")
+        sub2.request(12)
+        for _ in range(12):
+            element = send()
+            for s in (sub1, sub2):
+                self._expect_element(s, element, violation("2.1", f"{s.name} did not receive an element it requested"))
+        upstream.send_completion()
+        for s in (sub1, sub2):
+            s.expect_completion(violation("1.5", f"the upstream on_complete did not reach {s.name}"))
         self.env.verify_no_violations(delay=False)
 
 
