@@ -8,6 +8,8 @@ and ends with ``assert_no_violations()``.
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -343,3 +345,78 @@ def test_replay_processor_replays_the_error_after_the_items_at_the_subscribers_p
     ts.assert_values(1).assert_no_errors()
     ts.request(1)
     ts.assert_failure(Boom, 1, 2).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# windows and groups subscribed late (from another thread)
+
+
+class _SlowOnSubscribe(TestSubscriber[Any]):
+    """Stays inside on_subscribe for a while and records any signal that arrives meanwhile."""
+
+    def __init__(self, initial_request: int, entered: threading.Event) -> None:
+        super().__init__(initial_request)
+        self.entered = entered
+        self.inside = False
+        self.overlapping: list[str] = []
+
+    def on_subscribe(self, subscription: Any) -> None:
+        self.inside = True
+        super().on_subscribe(subscription)
+        self.entered.set()
+        time.sleep(0.2)  # widens the race window; the assertion does not depend on timing
+        self.inside = False
+
+    def on_next(self, item: Any) -> None:
+        if self.inside:
+            self.overlapping.append("on_next")
+        super().on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        if self.inside:
+            self.overlapping.append("on_error")
+        super().on_error(error)
+
+    def on_complete(self) -> None:
+        if self.inside:
+            self.overlapping.append("on_complete")
+        super().on_complete()
+
+
+def test_rule_1_3_late_window_subscriber_is_not_signalled_during_on_subscribe() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    main: TestSubscriber[Any] = TestSubscriber()
+    Flowable.from_publisher(tp).window(3).subscribe(main)
+    tp.next(1)
+    window = main.values[0]  # not subscribed during on_next: abandoned, still buffering
+    entered = threading.Event()
+    ws = _SlowOnSubscribe(0, entered)
+    t = threading.Thread(target=lambda: window.subscribe(ws))
+    t.start()
+    assert entered.wait(5)
+    tp.error(Boom("while the window subscriber is inside on_subscribe"))
+    t.join(5)
+    ws.await_done(5)
+    assert ws.overlapping == [], f"signalled during on_subscribe: {ws.overlapping}"
+    ws.assert_error(Boom).assert_no_violations()
+    main.assert_error(Boom).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# BehaviorProcessor
+
+
+def test_behavior_processor_create_default_and_late_subscribers() -> None:
+    from rstreams.processors import BehaviorProcessor
+
+    bp = BehaviorProcessor.create_default(0)
+    first = bp.test()
+    first.assert_values(0)
+    bp.on_next(1)
+    bp.test().assert_values(1).assert_no_violations()  # the latest to a late subscriber
+    bp.on_complete()
+    first.assert_result(0, 1).assert_no_violations()
+    bp.test().assert_result().assert_no_violations()  # after completion only the terminal
+    assert bp.value is None and not bp.has_value
+    with pytest.raises(TypeError):
+        BehaviorProcessor.create_default(None)

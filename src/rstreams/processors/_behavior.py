@@ -213,6 +213,18 @@ class BehaviorProcessor(SubscriberSet[T]):
         """A BehaviorProcessor, optionally with an initial ``default`` value (None is refused)."""
         return BehaviorProcessor(default)
 
+    @staticmethod
+    def create_default(default: Any) -> BehaviorProcessor[Any]:
+        """A BehaviorProcessor with the initial value ``default`` (RxJava ``createDefault``).
+
+        Example::
+
+            BehaviorProcessor.create_default(0).test().assert_values(0)
+        """
+        if default is NOTSET:
+            raise TypeError("BehaviorProcessor.create_default(): give the initial value")
+        return BehaviorProcessor(default)
+
     @property
     def value(self) -> T | None:
         """The latest value, or None if there is none (or the processor terminated)."""

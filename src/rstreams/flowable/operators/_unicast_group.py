@@ -120,8 +120,11 @@ class UnicastGroup:
             error_empty(subscriber, ProtocolViolationError("2.12", self._subscribed_twice()))
             return
         self._sub_state.compare_and_set(_FRESH, _SUBSCRIBED)
-        self.downstream = subscriber
         subscriber.on_subscribe(self)
+        # stored only after on_subscribe returned: a producer draining on another thread (a late
+        # subscriber of an abandoned group or window) must not signal during on_subscribe (rules
+        # 1.3, 1.9); what was requested (or a rule 3.9 error) inside on_subscribe is drained here
+        self.downstream = subscriber
         self.drain()
 
     def try_abandon(self) -> bool:
