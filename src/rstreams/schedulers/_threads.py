@@ -32,6 +32,11 @@ __all__ = [
 
 _ids = itertools.count(1)
 
+#: The longest single sleep of a loop (seconds). A timed task due later (``timer(1e12)``, a
+#: ``math.inf`` delay) is waited for in slices: ``Lock.acquire`` rejects a timeout beyond the
+#: platform's ``time_t`` with OverflowError, which would kill the loop thread and every worker on it.
+_MAX_WAIT = 3600.0
+
 
 class EventLoop:
     """One daemon thread running tasks in order. ``idle_timeout``: exit after that long idle."""
@@ -138,8 +143,9 @@ class EventLoop:
                 continue
             if timeout is not None and timeout <= 0.0:
                 continue  # a timed task is due
-            # Sleep until a submitter releases ``wake`` or the timeout passes.
-            if not wake.acquire(True, -1 if timeout is None else timeout):
+            # Sleep until a submitter releases ``wake`` or the timeout passes (at most _MAX_WAIT:
+            # the loop then re-checks and sleeps again).
+            if not wake.acquire(True, -1 if timeout is None else min(timeout, _MAX_WAIT)):
                 with lock:
                     if self._sleeping:
                         self._sleeping = False  # timed out and nobody released
@@ -231,6 +237,17 @@ class _WorkerTaskHandle(TaskHandle):
             if w._handles:
                 w._done(self)
         return t
+
+    def dispose(self) -> None:
+        # A disposed timed task leaves its worker's _handles at once (debounce disposes one timer
+        # per element: without this the set grows until the worker is disposed). race: dispose vs
+        # take on the loop thread: both may see the worker; discard under its lock is idempotent.
+        self._disposed = True
+        self._task = None
+        w = self._worker
+        self._worker = None
+        if w is not None and w._handles:
+            w._done(self)
 
 
 class SingleScheduler(Scheduler):
