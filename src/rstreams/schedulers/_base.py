@@ -21,7 +21,7 @@ from typing import Any, Final, final
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag
 
-__all__ = ["Scheduler", "Worker", "TaskHandle", "DISPOSED", "run_task"]
+__all__ = ["Scheduler", "Worker", "TaskHandle", "DISPOSED", "run_task", "run_task_nested", "sleep_until"]
 
 Task = Callable[[], Any]
 
@@ -75,6 +75,38 @@ def run_task(task: Task, context: contextvars.Context | None) -> None:
             task()
     except Exception as e:
         plugins.on_error(e, f"a scheduled task raised: {task!r}")
+
+
+def run_task_nested(task: Task, context: contextvars.Context) -> None:
+    """:func:`run_task` inside ``context`` for workers whose tasks run on the caller's thread and
+    may nest (immediate, trampoline, virtual time): a Context cannot be entered twice, so a task
+    scheduled from inside a task of the same worker runs in the context already entered."""
+    entered = False
+
+    def enter() -> None:
+        nonlocal entered
+        entered = True
+        task()
+
+    try:
+        context.run(enter)
+    except RuntimeError as e:
+        if entered:
+            plugins.on_error(e, f"a scheduled task raised: {task!r}")
+        else:  # "already entered": we are inside one of this worker's tasks (or its other thread)
+            run_task(task, None)
+    except Exception as e:
+        plugins.on_error(e, f"a scheduled task raised: {task!r}")
+
+
+def sleep_until(due: float) -> None:
+    """Sleep until ``time.monotonic()`` reaches ``due`` (``math.inf``: forever), in slices that
+    ``time.sleep`` accepts (it rejects a delay beyond the platform's ``time_t`` with OverflowError)."""
+    while True:
+        wait = due - time.monotonic()
+        if wait <= 0:
+            return
+        time.sleep(min(wait, 3600.0))
 
 
 class Worker(ABC):

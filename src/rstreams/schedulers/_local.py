@@ -4,26 +4,42 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextvars
+import heapq
 import threading
 import time
 from collections import deque
+from typing import Any, Final
 
-from .._internal.atomics import AtomicInt
-from ._base import DISPOSED, Scheduler, Task, TaskHandle, Worker, _Disposed, run_task
+from .._internal.atomics import AtomicInt, AtomicRef
+from ._base import (
+    DISPOSED,
+    Scheduler,
+    Task,
+    TaskHandle,
+    Worker,
+    _Disposed,
+    run_task,
+    run_task_nested,
+    sleep_until,
+)
 
 __all__ = ["ImmediateScheduler", "TrampolineScheduler", "ExecutorScheduler"]
 
 
 class _ImmediateWorker(Worker):
-    __slots__ = ()
+    __slots__ = ("_context",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._context = contextvars.copy_context()  # captured at creation: subscribe time
 
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
         if delay > 0:
-            time.sleep(delay)
+            sleep_until(time.monotonic() + delay)
         if not self.is_disposed:
-            run_task(task, None)
+            run_task_nested(task, self._context)
         return DISPOSED
 
 
@@ -39,31 +55,40 @@ _trampoline = threading.local()
 
 class _TrampolineWorker(Worker):
     """Queues tasks scheduled while one of them runs on this thread; the outermost call drains
-    them in FIFO order, so nested scheduling never grows the stack (rule 3.3 style)."""
+    them in due-time order (FIFO for equal times, so immediate tasks in FIFO order, as RxJava's
+    trampoline), so nested scheduling never grows the stack (rule 3.3 style). The queue is the
+    thread's, shared by every trampoline worker used on it; each task runs in its worker's context.
+    """
 
-    __slots__ = ()
+    __slots__ = ("_context",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._context = contextvars.copy_context()  # captured at creation: subscribe time
 
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
         handle = TaskHandle(task)
-        queue: deque[tuple[TaskHandle, float, Worker]] | None = getattr(_trampoline, "queue", None)
+        # thread-local queue and sequence number (FIFO among equal due times): only this thread
+        # touches them, no lock needed
+        tl = _trampoline
+        seq = tl.seq = getattr(tl, "seq", 0) + 1
+        queue: list[tuple[float, int, TaskHandle, _TrampolineWorker]] | None = getattr(tl, "queue", None)
+        entry = (time.monotonic() + max(0.0, delay), seq, handle, self)
         if queue is not None:
-            queue.append((handle, time.monotonic() + delay, self))
+            heapq.heappush(queue, entry)
             return handle
-        queue = _trampoline.queue = deque()
-        queue.append((handle, time.monotonic() + delay, self))
+        queue = tl.queue = [entry]
         try:
             while queue:
-                h, due, worker = queue.popleft()
-                wait = due - time.monotonic()
-                if wait > 0:
-                    time.sleep(wait)
+                due, _, h, worker = heapq.heappop(queue)
+                sleep_until(due)
                 t = h.take()
                 if t is not None and not worker.is_disposed:
-                    run_task(t, None)
+                    run_task_nested(t, worker._context)
         finally:
-            _trampoline.queue = None
+            tl.queue = None
         return handle
 
 
@@ -74,10 +99,20 @@ class TrampolineScheduler(Scheduler):
         return _TrampolineWorker()
 
 
-class _ExecutorWorker(Worker):
-    """Serializes its tasks onto an Executor with a wip drain: one executor task per burst."""
+_NO_TIMERS: Final = object()  # _ExecutorWorker._timers after dispose
 
-    __slots__ = ("_executor", "_queue", "_wip", "_context", "_timer")
+
+class _ExecutorWorker(Worker):
+    """Serializes its tasks onto an Executor with a wip drain: one executor task per burst.
+
+    Delayed tasks wait on one worker of the timer scheduler per executor worker (created on the
+    first delayed task): its single loop releases them in due-time order, FIFO for equal times, so
+    ``delay()`` on ``from_executor`` keeps the elements in order (a worker per delayed task, spread
+    over the timer pool's threads, released equal delays out of order); disposing this worker
+    disposes that one, which drops the pending delayed tasks at once.
+    """
+
+    __slots__ = ("_executor", "_queue", "_wip", "_context", "_timer", "_timers")
 
     def __init__(self, executor: concurrent.futures.Executor, timer: Scheduler) -> None:
         super().__init__()
@@ -86,13 +121,29 @@ class _ExecutorWorker(Worker):
         self._wip = AtomicInt(0)  # race: tasks scheduled from many threads, one drain at a time
         self._context = contextvars.copy_context()
         self._timer = timer
+        # None, the timer worker, or _NO_TIMERS. race: two first delayed tasks vs dispose: one
+        # compare-and-set installs the timer worker; a loser (or one after dispose) disposes its own
+        self._timers: AtomicRef[Any] = AtomicRef(None)
+
+    def _timer_worker(self) -> Worker | None:
+        tw = self._timers.get()
+        if tw is None:
+            fresh = self._timer.create_worker()
+            if self._timers.compare_and_set(None, fresh):
+                return fresh
+            fresh.dispose()
+            tw = self._timers.get()
+        return None if tw is _NO_TIMERS else tw
 
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
         handle = TaskHandle(task)
         if delay > 0:
-            self._timer.schedule_direct(lambda: self._enqueue(handle), delay)
+            tw = self._timer_worker()
+            if tw is None:  # disposed meanwhile
+                return DISPOSED
+            tw.schedule(lambda: self._enqueue(handle), delay)
         else:
             self._enqueue(handle)
         return handle
@@ -128,6 +179,9 @@ class _ExecutorWorker(Worker):
     def dispose(self) -> None:
         super().dispose()
         self._queue.clear()
+        tw = self._timers.get_and_set(_NO_TIMERS)
+        if tw is not None and tw is not _NO_TIMERS:
+            tw.dispose()
 
 
 class ExecutorScheduler(Scheduler):
