@@ -24,6 +24,7 @@ seeded with ``with_random(random.Random(seed))``.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -107,10 +108,16 @@ class RetrySpec:
     # -- the policy ------------------------------------------------------------------------------
     def delay_for(self, retry: int) -> float:
         """The delay in seconds before retry number ``retry`` (1-based)."""
-        if self.min_backoff <= 0 and self.max_backoff is None:
-            return 0.0
-        hi = self.max_backoff if self.max_backoff is not None else float("inf")
-        d = min(self.min_backoff * self.multiplier ** (retry - 1), hi)
+        if self.min_backoff <= 0:
+            return 0.0  # no backoff to grow (Reactor: a zero backoff retries at once)
+        hi = self.max_backoff if self.max_backoff is not None else math.inf
+        try:
+            growth = self.multiplier ** (retry - 1)
+        except OverflowError:  # retry ~1000+ with multiplier 2: the cap applies (Reactor's overflow rule)
+            growth = math.inf
+        d = min(self.min_backoff * growth, hi)
+        if math.isinf(d):
+            return d  # no max_backoff and an overflowing growth: never again (no jitter around inf)
         if self.jitter > 0:
             offset = d * self.jitter
             low = max(self.min_backoff - d, -offset)
