@@ -2,13 +2,18 @@
 
 ``delay(duration)`` shifts every signal by ``duration`` on one Scheduler worker. The worker runs its
 tasks one at a time in due-time order (FIFO for equal times), so the downstream sees the signals
-serially and in order without any lock of our own. An error is delivered at once (jumping ahead of
-the delayed elements, which are dropped by disposing the worker) unless ``delay_error=True``; then it
-is shifted like the rest. Requests pass straight upstream: every element is delayed, never dropped,
-so the downstream's demand bounds what can be in flight (rule 1.1).
+serially and in order. An error is delivered at the worker's next turn (jumping ahead of the delayed
+elements, which are dropped by disposing the worker) unless ``delay_error=True``; then it is shifted
+like the rest. Valid requests pass straight upstream: every element is delayed, never dropped, so the
+downstream's demand bounds what can be in flight (rule 1.1). A bad request (rule 3.9) fails the
+stream at once, from the requesting thread.
+
+Race: that rule 3.9 error vs an emission running on the worker: every signal goes through a
+:class:`SerializedOut` (rule 1.3; uncontended, it costs two atomic steps per element, next to the
+scheduling every element pays anyway).
 
 Race: cancel vs a delayed task already due. ``cancel`` disposes the worker (pending tasks never
-run) and swaps the downstream for a no-op one (rule 3.13); a task already running finishes.
+run) and releases the downstream (rule 3.13); a task already running finishes.
 
 ``delay_subscription(duration)`` subscribes to the source only after ``duration``; requests and a
 cancel made before that are remembered by a :class:`DeferredSubscription` (race: request/cancel vs
@@ -24,7 +29,7 @@ from ..._internal.subscriptions import CANCELLED, DeferredSubscription
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
-from ._time_common import NOOP, check_duration, resolve_scheduler
+from ._time_common import NOOP, SerializedOut, check_duration, resolve_scheduler
 
 __all__ = ["delay", "delay_subscription"]
 
@@ -34,10 +39,13 @@ T = TypeVar("T")
 @final
 class _DelaySubscriber:
     _rs_no_wrap = True
-    __slots__ = ("_downstream", "_upstream", "_worker", "_delay", "_delay_error", "_done", "__weakref__")
+    __slots__ = ("_out", "_downstream_ref", "_upstream", "_worker", "_delay", "_delay_error", "_done", "__weakref__")
 
     def __init__(self, downstream: Subscriber[Any], worker: Worker, delay: float, delay_error: bool) -> None:
-        self._downstream: Subscriber[Any] = downstream
+        # race: the worker's emissions vs a rule 3.9 error signalled from the requesting thread
+        # (the only signal that does not come from the worker): serialized, rule 1.3
+        self._out = SerializedOut(downstream)
+        self._downstream_ref: Subscriber[Any] = downstream  # for on_subscribe only
         self._upstream: Subscription = CANCELLED
         self._worker = worker
         self._delay = delay
@@ -49,12 +57,14 @@ class _DelaySubscriber:
             subscription.cancel()  # rule 2.5
             return
         self._upstream = subscription
-        self._downstream.on_subscribe(self)
+        d = self._downstream_ref
+        self._downstream_ref = NOOP  # SerializedOut holds it (rule 3.13 after cancel)
+        d.on_subscribe(self)
 
     def on_next(self, item: Any) -> None:
         if self._done:
             return
-        self._worker.schedule(lambda: self._downstream.on_next(item), self._delay)
+        self._worker.schedule(lambda: self._out.on_next(item), self._delay)
 
     def on_error(self, error: BaseException) -> None:
         if self._done:
@@ -69,21 +79,29 @@ class _DelaySubscriber:
         self._worker.schedule(lambda: self._terminate(None), self._delay)
 
     def _terminate(self, error: BaseException | None) -> None:
-        d = self._downstream
-        self._downstream = NOOP
         self._worker.dispose()  # drops the elements still delayed when an error jumps ahead
         if error is None:
-            d.on_complete()
+            self._out.on_complete()
         else:
-            d.on_error(error)
+            self._out.on_error(error)
 
     def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9 at once, not after the delay (nor at the worker's next turn): stop the
+                # source and the pending elements, then fail (serialized with an emission in flight)
+                self._done = True
+                self._upstream.cancel()
+                self._worker.dispose()
+                self._out.on_error(err)
+                return
         self._upstream.request(n)
 
     def cancel(self) -> None:
         self._upstream.cancel()
         self._worker.dispose()
-        self._downstream = NOOP  # rule 3.13
+        self._out.release()  # rule 3.13
 
 
 @final
