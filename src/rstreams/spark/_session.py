@@ -86,6 +86,36 @@ def _require_pyspark() -> Any:
     return SparkSession
 
 
+def _connect_session(SparkSession: Any, url: str, conf: dict[str, Any]) -> Any:
+    """A Spark Connect session: only the client runs here (no Java needed); the server's static
+    settings are its own, so only runtime SQL settings (ours, then the caller's) are sent."""
+    try:
+        import pyspark.sql.connect.session  # noqa: F401  (needs pyspark[connect]: grpcio, ...)
+    except ImportError as e:
+        raise SparkUnavailableError(
+            f"rstreams.spark: {url} is a Spark Connect URL, which needs pyspark's connect extra: "
+            f"pip install 'pyspark[connect]' ({e})"
+        ) from e
+    builder = SparkSession.builder.remote(url)
+    settings = {k: v for k, v in DEFAULT_CONF.items() if k.startswith("spark.sql.")}
+    for k, v in conf.items():
+        key = k if "." in k else k.replace("_", ".")
+        settings[key] = str(v).lower() if isinstance(v, bool) else str(v)
+    try:
+        s = builder.getOrCreate()
+    except Exception as e:
+        raise SparkUnavailableError(f"rstreams.spark: cannot reach Spark Connect at {url} ({type(e).__name__}: {str(e)[:300]})") from e
+    for k, v in settings.items():
+        try:
+            s.conf.set(k, v)
+        except Exception as e:
+            raise ValueError(
+                f"rstreams.spark: the Spark Connect server refused the setting {k}={v!r} (only runtime "
+                f"settings can be changed from a client): {str(e)[:200]}"
+            ) from e
+    return s
+
+
 def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) -> Any:
     """Return the active SparkSession, or build one.
 
@@ -98,8 +128,16 @@ def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) 
         from rstreams import spark
         s = spark.session()                      # embedded local[*]
         s = spark.session("spark://host:7077")   # a cluster
+        s = spark.session("sc://host:15002")     # a Spark Connect server (no local JVM)
+
+    Over Spark Connect, ``from_dataframe`` uses its ``mapInArrow`` transport, ``to_spark`` and
+    ``run_on_spark`` work as on a classic session (``to_spark``'s ``path`` must be on a file system
+    that this process and the server share); ``from_stream`` needs a classic session (its
+    ``foreachBatch`` callback must run in this process).
     """
     SparkSession = _require_pyspark()
+    if master is not None and master.startswith("sc://"):
+        return _connect_session(SparkSession, master, conf)
     active = SparkSession.getActiveSession()
     if active is not None and master is None:
         return active

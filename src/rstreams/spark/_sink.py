@@ -496,7 +496,7 @@ class SparkSink:
         if self._engine == "pyarrow":
             return self._write_pyarrow(table, batch_id)
         spark = self._spark
-        cores = max(1, spark.sparkContext.defaultParallelism)
+        cores = _parallelism(spark)
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(max(1, math.ceil(table.num_rows / cores))))
         spark.conf.set("spark.sql.execution.arrow.localRelationThreshold", "0")
         df = spark.createDataFrame(table)
@@ -628,6 +628,19 @@ class SparkSink:
         if up is not None:
             up.cancel()
         self._finish_after_writes(None)
+
+
+def _parallelism(spark: Any) -> int:
+    """How many tasks the session runs at once: the SparkContext's default parallelism, or (Spark
+    Connect, where no SparkContext is reachable) ``spark.default.parallelism`` if set, else this
+    machine's cores."""
+    try:
+        return max(1, int(spark.sparkContext.defaultParallelism))
+    except Exception:  # Spark Connect: sparkContext raises (JVM_ATTRIBUTE_NOT_SUPPORTED)
+        try:
+            return max(1, int(spark.conf.get("spark.default.parallelism", None) or 0) or (os.cpu_count() or 1))
+        except Exception:
+            return os.cpu_count() or 1
 
 
 def to_spark(
