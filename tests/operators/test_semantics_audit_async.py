@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from operators.harness import Boom
-from rstreams import Flowable
+from rstreams import Flowable, plugins
 from rstreams.testing import TestPublisher, TestSubscriber
 
 # ---------------------------------------------------------------------------------------------
@@ -420,3 +420,105 @@ def test_behavior_processor_create_default_and_late_subscribers() -> None:
     assert bp.value is None and not bp.has_value
     with pytest.raises(TypeError):
         BehaviorProcessor.create_default(None)
+
+
+# ---------------------------------------------------------------------------------------------
+# every in-scope operator: rule 3.9, request(1) at a time, cancel mid-stream
+
+
+def _src() -> Flowable[int]:
+    return Flowable.range(0, 6).hide()
+
+
+def _io() -> Any:
+    from rstreams import schedulers
+
+    return schedulers.io()
+
+
+OPERATORS: dict[str, Any] = {
+    "flat_map": lambda: _src().flat_map(lambda x: Flowable.just(x, x + 100).hide()),
+    "flat_map(max_concurrency=1)": lambda: _src().flat_map(lambda x: Flowable.just(x, x + 100).hide(), max_concurrency=1),
+    "flat_map(async inners)": lambda: _src().flat_map(lambda x: Flowable.just(x, x + 100).subscribe_on(_io()), max_concurrency=2, prefetch=1),
+    "merge": lambda: Flowable.merge(_src(), _src().map(lambda x: x + 100)),
+    "merge(async)": lambda: Flowable.merge(_src().subscribe_on(_io()), _src().subscribe_on(_io()), prefetch=2),
+    "merge_with": lambda: _src().merge_with(_src()),
+    "concat(async)": lambda: Flowable.concat(_src().subscribe_on(_io()), _src().subscribe_on(_io())),
+    "zip": lambda: Flowable.zip(_src(), _src().subscribe_on(_io()), prefetch=2),
+    "zip_with": lambda: _src().zip_with(_src(), lambda a, b: a + b),
+    "combine_latest": lambda: Flowable.combine_latest(Flowable.just(1), _src(), prefetch=2),
+    "with_latest_from": lambda: _src().with_latest_from(Flowable.just(1)),
+    "amb": lambda: Flowable.amb(_src(), Flowable.never()),
+    "amb_with": lambda: Flowable.never().amb_with(_src()),
+    "switch_map": lambda: _src().switch_map(lambda x: Flowable.just(x, x + 100).hide()),
+    "concat_map_eager": lambda: _src().concat_map_eager(lambda x: Flowable.just(x, x + 100).subscribe_on(_io()), max_concurrency=2, prefetch=1),
+    "take_until": lambda: _src().take_until(Flowable.never()),
+    "skip_until": lambda: _src().skip_until(Flowable.just(0)),
+    "publish().ref_count()": lambda: _src().publish().ref_count(),
+    "share": lambda: _src().share(),
+    "replay(2).auto_connect()": lambda: _src().replay(2).auto_connect(),
+    "cache": lambda: _src().cache(),
+    "window(2)": lambda: _src().window(2).flat_map(lambda w: w.to_list()),
+    "window(2, 3)": lambda: _src().window(2, 3).flat_map(lambda w: w.to_list()),
+    "window(3, 1)": lambda: _src().window(3, 1).concat_map(lambda w: w.to_list()),
+    "group_by": lambda: _src().group_by(lambda x: x % 2).flat_map(lambda g: g.map(lambda v: (g.key, v))),
+    "observe_on": lambda: _src().observe_on(_io(), prefetch=2),
+    "subscribe_on": lambda: _src().subscribe_on(_io()),
+}
+
+
+def _expected(name: str) -> list[Any]:
+    ts = OPERATORS[name]().test()
+    ts.await_done(5).assert_complete().assert_no_errors().assert_no_violations()
+    return list(ts.values)
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+@pytest.mark.parametrize("bad", [0, -1])
+def test_rule_3_9_bad_request_reaches_on_error(name: str, bad: int) -> None:
+    with plugins.collect_errors():
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        OPERATORS[name]().subscribe(ts)
+        ts.request(bad)
+        ts.await_done(5)
+        ts.assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+def test_rule_1_1_request_one_at_a_time_gets_everything(name: str) -> None:
+    want = _expected(name)
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    OPERATORS[name]().subscribe(ts)
+    for _ in range(1000):
+        if ts.is_terminated:
+            break
+        before = len(ts.values)
+        ts.request(1)
+        if len(ts.values) == before and not ts.is_terminated:
+            ts.await_count(before + 1, 5) if len(want) > before else ts.await_done(5)
+    ts.await_done(5)
+    if name in ("merge(async)", "flat_map(async inners)", "group_by"):
+        assert sorted(ts.values, key=repr) == sorted(want, key=repr)
+    elif name == "switch_map":
+        # the outer is consumed unbounded: each new element replaces an inner that had no demand
+        assert ts.values == [5, 105]
+    else:
+        assert ts.values == want
+    ts.assert_complete().assert_no_violations()
+
+
+@pytest.mark.parametrize("name", sorted(OPERATORS))
+def test_rule_3_12_cancel_mid_stream_nothing_after(name: str) -> None:
+    want = _expected(name)
+    assert len(want) >= 2
+    k = len(want) // 2
+    ts: TestSubscriber[Any] = TestSubscriber(k)
+    OPERATORS[name]().subscribe(ts)
+    ts.await_count(k, 5)
+    ts.cancel()
+    ts.request(100)
+    got = list(ts.values)
+    assert len(got) == k
+    time.sleep(0.01)  # nothing may arrive after the cancel (asynchronous stages too)
+    assert ts.values == got
+    ts.assert_not_terminated().assert_no_violations()
