@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from itertools import chain, islice, repeat
 from operator import is_ as _is
+from operator import length_hint
 from typing import Any, Final, Generic, TypeVar
 
 from .._internal.atomics import AtomicFlag, AtomicInt
@@ -30,6 +31,7 @@ T = TypeVar("T")
 Sizer = Callable[[], "int | None"]
 
 _END: Final = object()
+_NO_PULL: Final = object()  # the driver did not look ahead
 _RANGE_ONLY: Final = ("range",)
 _BATCH: Final = 4096  # the largest batch handed over at once (memory stays bounded)
 # Under unbounded demand batches are smaller: a consumer that cancels mid-batch makes upstream
@@ -58,6 +60,38 @@ def _take_batch(src: Iterator[Any], n: int, on_batch: Callable[[list[Any]], Any]
     return chunk
 
 
+class _Peek:
+    """A source iterator that can say whether it is exhausted by pulling one element ahead from
+    the source only (what the unfused ``from_iterable`` does to complete eagerly), so the stages
+    over it never run for an element nobody requested. Used only for sources without a
+    ``length_hint`` under stages that run user code: it costs one Python call per element."""
+
+    __slots__ = ("_it", "_head")
+
+    def __init__(self, it: Iterator[Any]) -> None:
+        self._it = it
+        self._head: Any = _END
+
+    def __iter__(self) -> _Peek:
+        return self
+
+    def __next__(self) -> Any:
+        h = self._head
+        if h is _END:
+            return next(self._it)
+        self._head = _END
+        return h
+
+    def exhausted(self) -> bool:
+        if self._head is not _END:
+            return False
+        h = next(self._it, _END)
+        if h is _END:
+            return True
+        self._head = h
+        return False
+
+
 def batch_sink(d: Any) -> Any:
     """The library-internal ``on_next_batch`` of ``d`` if it takes batches, else None.
 
@@ -76,9 +110,15 @@ class Fusion(Generic[T]):
 
     ``producers`` names the stages that can produce an element from user code (``map``, ``scan``, ...),
     so that a ``None`` element can be blamed on the right operator.
+
+    ``user``: some stage after the source runs user code per element (a mapper, a predicate). The
+    driver then never pulls the chain ahead of demand while the source still has elements: that
+    would call the user's function for an element nobody asked for (and could signal its error
+    without demand), where the unfused operators only see elements as they are requested (RxJava:
+    ``fromIterable(...).map(f)`` calls ``f`` once per requested element).
     """
 
-    __slots__ = ("factory", "sizer", "producers", "names", "eager", "none_free")
+    __slots__ = ("factory", "sizer", "producers", "names", "eager", "none_free", "user", "_source", "_stages")
 
     def __init__(
         self,
@@ -88,6 +128,7 @@ class Fusion(Generic[T]):
         names: tuple[str, ...] = (),
         eager: bool = True,
         none_free: bool = False,
+        user: bool | None = None,
     ) -> None:
         self.factory = factory
         self.sizer = sizer
@@ -100,6 +141,11 @@ class Fusion(Generic[T]):
         # none_free: the chain cannot yield None (a range, through stages that only pass elements
         # on or group them), so batches skip the per-element None scan (rule 2.13 check)
         self.none_free = none_free
+        self.user = bool(producers) if user is None else user
+        # the source's iterator factory and the stages over it, kept apart so that the driver can
+        # ask the source itself whether it is exhausted (``open``)
+        self._source: Callable[[], Iterator[Any]] = factory
+        self._stages: Callable[[Iterator[Any]], Iterator[T]] | None = None
 
     def then(
         self,
@@ -107,21 +153,44 @@ class Fusion(Generic[T]):
         name: str,
         sizer: Sizer | None = None,
         produces: bool = False,
+        user: bool | None = None,
     ) -> Fusion[Any]:
-        """A new Fusion whose iterator is ``wrap(previous iterator)``."""
+        """A new Fusion whose iterator is ``wrap(previous iterator)``.
+
+        ``user``: whether the chain runs user code per element after this stage (default: it did
+        before, or this stage produces elements from user code). A stage that runs a predicate
+        passes True; a stage that consumes its upstream ahead anyway (as the unfused operator's
+        prefetch does) passes False."""
         factory = self.factory
 
         def make() -> Iterator[Any]:
             return wrap(factory())
 
-        return Fusion(
+        f: Fusion[Any] = Fusion(
             make,
             sizer,
             self.producers + ((name,) if produces else ()),
             self.names + (name,),
             self.eager,
             self.none_free and not produces,
+            (self.user or produces) if user is None else user,
         )
+        f._source = self._source
+        prev = self._stages
+        f._stages = wrap if prev is None else (lambda it: wrap(prev(it)))
+        return f
+
+    def open(self) -> tuple[Iterator[T], Iterator[Any]]:
+        """The chain's iterator and its source's iterator (the driver probes the latter to learn,
+        without running any stage, that the source is exhausted: ``length_hint`` where the source
+        knows it, else a :class:`_Peek` wrapper, used only when the stages run user code)."""
+        src: Iterator[Any] = self._source()
+        stages = self._stages
+        if stages is None:
+            return src, src
+        if self.user and length_hint(src, -1) < 0:
+            src = _Peek(src)
+        return stages(src), src
 
     def none_error(self) -> TypeError:
         from ..errors import NoneElementError
@@ -140,16 +209,48 @@ class Fusion(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         from .._internal.subscriptions import complete_empty, error_empty
 
+        head: Any = _END
         try:
-            it = self.factory()
+            it, src = self.open()
             size = self.sizer() if self.sizer is not None else None
+            if size != 0 and self.eager and may_look_ahead(self, None if src is it else src, size):
+                # an empty stream completes at subscription, as RxJava's fromIterable (hasNext()
+                # before anything is requested); an element found waits for the first request
+                head = next(it, _END)
+                if head is _END:
+                    size = 0
         except Exception as e:
             error_empty(subscriber, e)
             return
         if size == 0:
             complete_empty(subscriber)
             return
-        subscriber.on_subscribe(IterSubscription(subscriber, it, size, self))
+        s = IterSubscription(subscriber, it, size, self, src)
+        s._head = head
+        subscriber.on_subscribe(s)
+
+
+def may_look_ahead(fusion: Fusion[Any], src: Iterator[Any] | None, remaining: int | None) -> bool:
+    """Whether pulling the chain one element ahead (to complete eagerly, as RxJava's sources call
+    ``hasNext()`` at subscription and after each element) is what the unfused operators would do.
+
+    * No per-element user code in the stages: yes when the size is unknown (only sources and
+      pass-through stages are pulled), and under ``take(n)`` over a source of unknown size
+      (``remaining`` is then only a bound).
+    * User code in the stages (``fusion.user``): only once the source itself is exhausted, so no
+      user function runs for an element nobody requested (and no error is signalled for it).
+
+    ``src`` is the source's iterator under the stages (None for a chain without stages, whose
+    known size is exact). May raise the source's own error (a :class:`_Peek` pulling ahead)."""
+    if not fusion.user:
+        if remaining is None:
+            return True
+        return src is not None and length_hint(src, -1) <= 0
+    if src is None:
+        return False
+    if type(src) is _Peek:
+        return src.exhausted()
+    return length_hint(src, -1) == 0
 
 
 class IterSubscription(Generic[T]):
@@ -160,11 +261,17 @@ class IterSubscription(Generic[T]):
     read once per batch; the unbounded fast path does no accounting at all.
     """
 
-    __slots__ = ("_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion", "_bad", "_bad_once", "_head")
+    __slots__ = (
+        "_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion", "_bad", "_bad_once", "_head", "_src"
+    )
 
-    def __init__(self, downstream: Subscriber[T], it: Iterator[T], size: int | None, fusion: Fusion[T]) -> None:
+    def __init__(
+        self, downstream: Subscriber[T], it: Iterator[T], size: int | None, fusion: Fusion[T], src: Iterator[Any] | None = None
+    ) -> None:
         self._downstream: Subscriber[T] | None = downstream
         self._it: Iterator[T] | None = it
+        # the source's own iterator under the stages (exhaustion probe); None: no stages
+        self._src = None if src is it else src
         self._remaining = size
         self._requested = AtomicInt(0)
         self._cancelled = False
@@ -211,6 +318,7 @@ class IterSubscription(Generic[T]):
         # rule 3.13: drop the subscriber and the iterator after cancellation/termination.
         self._downstream = None
         self._it = None
+        self._src = None
 
     def _emit(self) -> None:
         try:
@@ -301,23 +409,27 @@ class IterSubscription(Generic[T]):
                 return
             r = requested.get()
             if r == e:
-                if remaining is None and self._fusion.eager:
+                if self._fusion.eager:
                     # eager completion (as RxJava's sources): look one element ahead
                     try:
-                        nxt = next(it, _END)
+                        nxt = next(it, _END) if self._may_look_ahead(remaining) else _NO_PULL
                     except Exception as ex:
                         self._error(d, ex)
                         return
                     if nxt is _END:
                         self._complete(d)
                         return
-                    head = nxt
+                    if nxt is not _NO_PULL:
+                        head = nxt
                 self._head = head
                 self._remaining = remaining
                 r = produced(requested, e)
                 e = 0
                 if r == 0:
                     return
+
+    def _may_look_ahead(self, remaining: int | None) -> bool:
+        return may_look_ahead(self._fusion, self._src, remaining)
 
     def _complete(self, d: Subscriber[T]) -> None:
         if self._cancelled:

@@ -243,7 +243,7 @@ def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
     producers: tuple[str, ...] = ()
     for f in fusions:
         producers += f.producers
-    return Fusion(make, sizer, producers, ("concat",))
+    return Fusion(make, sizer, producers, ("concat",), user=any(f.user for f in fusions))
 
 
 def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:

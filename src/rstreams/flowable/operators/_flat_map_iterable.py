@@ -268,7 +268,11 @@ def flat_map_iterable(source: Flowable[T], mapper: Callable[[T], Iterable[R]]) -
     if fz is not None:
         checked = partial(_iter_of, mapper)
         return FusedFlowable(
-            fz.then(lambda it: chain.from_iterable(map(checked, it)), "flat_map_iterable", None, produces=True)
+            # user=False: looking ahead maps the next upstream element and pulls its iterable, which
+            # the unfused operator (as RxJava's) does too: it prefetches and checks hasNext eagerly
+            fz.then(
+                lambda it: chain.from_iterable(map(checked, it)), "flat_map_iterable", None, produces=True, user=False
+            )
         )
     return _FlatMapIterableFlowable(source, mapper)
 

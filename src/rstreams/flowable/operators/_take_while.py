@@ -79,7 +79,7 @@ def take_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowabl
     _check_callable("take_while", predicate)
     fz = source._fused()
     if fz is not None:
-        return FusedFlowable(fz.then(lambda it: takewhile(predicate, it), "take_while"))
+        return FusedFlowable(fz.then(lambda it: takewhile(predicate, it), "take_while", user=True))
     return _TakeWhileFlowable(source, predicate)
 
 
@@ -241,7 +241,11 @@ def take_until(source: Flowable[T], stop: Callable[[T], object] | Publisher[Any]
     if not callable(stop):
         raise TypeError(f"take_until(): expected a predicate or a Publisher, got {type(stop).__name__}")
     fz = source._fused()
-    if fz is not None:
+    # Fused only over a chain without per-element user code: the driver learns that take_until
+    # stopped by pulling once more (looking ahead), which must not run an upstream user function
+    # for an element nobody requested. Otherwise the operator completes right after the element
+    # that satisfied ``stop`` (as RxJava), over the fused upstream.
+    if fz is not None and not fz.user:
         pred = stop
         return FusedFlowable(fz.then(lambda it: _until(pred, it), "take_until"))
     return _TakeUntilPredicateFlowable(source, stop)
