@@ -1074,7 +1074,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_on_error_return(self, fn)
 
     def on_error_return_item(self, item: T) -> Flowable[T]:
-        """On error, emit ``item`` and complete."""
+        """On error, emit ``item`` and complete. A ``None`` item is refused at assembly (rule 2.13)."""
+        if item is None:
+            raise NoneElementError(
+                "on_error_return_item(): the item is None; None is not a valid element (rule 2.13)"
+            )
         return self.on_error_return(lambda _e: item)
 
     def on_error_resume_next(

@@ -78,6 +78,8 @@ class _DoOnErrorSubscriber(BasicSubscriber[T, T]):
         self._fn = fn
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
@@ -100,6 +102,8 @@ class _DoOnCompleteSubscriber(BasicSubscriber[T, T]):
         self._fn = fn
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
     def on_complete(self) -> None:
@@ -148,6 +152,8 @@ class _DoOnRequestSubscriber(BasicSubscriber[T, T]):
         self._fn = fn
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
     def request(self, n: int) -> None:
@@ -168,6 +174,8 @@ class _DoOnCancelSubscriber(BasicSubscriber[T, T]):
         self._once = AtomicFlag()  # race: two cancel calls (rule 3.5: cancel is idempotent)
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
     def cancel(self) -> None:
@@ -196,6 +204,8 @@ class _DoFinallySubscriber(BasicSubscriber[T, T]):
                 plugins.on_error(e, "do_finally(): the callback raised")
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:

@@ -46,6 +46,8 @@ class _ValidatingSubscriber(BasicSubscriber[T, T]):
     __slots__ = ()
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
     def request(self, n: int) -> None:
@@ -83,6 +85,8 @@ class _OnErrorReturnSubscriber(_ValidatingSubscriber[T]):
         self._cancelled = False
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the fallback value or the completion
         self._emitted += 1
         self.downstream.on_next(item)
 
@@ -153,6 +157,9 @@ class _ResumeSubscriber(ArbiterSubscriber):
         self._switched: Callable[[BaseException], Any] | None = None if is_publisher else fallback
 
     def on_error(self, error: BaseException) -> None:
+        if self._terminated:  # a faulty upstream's error after its completion: never resume then
+            plugins.on_error(error, "on_error_resume_next: on_error after termination")
+            return
         fb = self._fallback
         fn = self._switched
         if fb is None and fn is None:  # already switched: the fallback's own error goes through

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from itertools import chain
 from typing import Any, Final, TypeVar, final
 
+from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
 from ..._spec import Subscriber
 from .._flowable import Flowable
@@ -93,6 +94,9 @@ class _RetrySubscriber(_ResubscribeSubscriber):
         self._predicate = predicate
 
     def on_error(self, error: BaseException) -> None:
+        if self._terminated:  # a faulty upstream's error after its completion: never resubscribe
+            plugins.on_error(error, "retry: on_error after termination")
+            return
         if self.is_cancelled or not self._use_one():
             self.error_downstream(error)
             return
@@ -116,6 +120,8 @@ class _RepeatSubscriber(_ResubscribeSubscriber):
     __slots__ = ()
 
     def on_complete(self) -> None:
+        if self._terminated:
+            return  # a faulty upstream completing twice: the stream has ended
         if self.is_cancelled or not self._use_one():
             self.complete_downstream()
             return
@@ -175,7 +181,7 @@ def _repeat_fusion(fz: Fusion[Any], times: int) -> Fusion[Any]:
         def sizer() -> int | None:  # noqa: E306
             s = up()
             return None if s is None else s * times
-    return Fusion(make, sizer, fz.producers, fz.names + ("repeat",))
+    return Fusion(make, sizer, fz.producers, fz.names + ("repeat",), fz.eager, fz.none_free, fz.user)
 
 
 def repeat(source: Flowable[T], times: int | None = None) -> Flowable[T]:

@@ -33,10 +33,10 @@ class _SkipWhileSubscriber(BasicSubscriber[T, T]):
         self._passing = False
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         if self._passing:
             self.downstream.on_next(item)
-            return
-        if self.done:
             return
         try:
             drop = self._predicate(item)
@@ -66,5 +66,5 @@ def skip_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowabl
     _check_callable("skip_while", predicate)
     fz = source._fused()
     if fz is not None:
-        return FusedFlowable(fz.then(lambda it: dropwhile(predicate, it), "skip_while"))
+        return FusedFlowable(fz.then(lambda it: dropwhile(predicate, it), "skip_while", user=True))
     return _SkipWhileFlowable(source, predicate)

@@ -118,6 +118,8 @@ class _TakeLastSubscriber(PostCompleteSubscriber[T]):
             subscription.request(MAX_DEMAND)  # consumes upstream unbounded
 
     def on_next(self, item: T) -> None:
+        if self.done:
+            return  # a faulty upstream's late element must not change the tail being emitted
         self.queue.append(item)  # deque(maxlen=n) drops the oldest
 
     def forward_request(self, n: int) -> None:
@@ -173,5 +175,5 @@ def take_last(source: Flowable[T], count: int) -> Flowable[T]:
                 return None if s is None else min(s, n)
 
         f = fz
-        return FusedFlowable(fz.then(lambda it: _fused_tail(it, n, f), "take_last", sizer))
+        return FusedFlowable(fz.then(lambda it: _fused_tail(it, n, f), "take_last", sizer, user=False))
     return _TakeLastFlowable(source, n)

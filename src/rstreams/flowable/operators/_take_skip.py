@@ -117,6 +117,8 @@ class _SkipSubscriber(BasicSubscriber[T, T]):
         if self._remaining > 0:
             self._remaining -= 1
             return
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
         self.downstream.on_next(item)
 
 

@@ -1,0 +1,286 @@
+"""Audit of the synchronous operators against RxJava 3's documented semantics and the rules.
+
+Each test pins one behaviour an RxJava user relies on, checked on the fused path (a ``range`` /
+``from_iterable`` / ``just`` chain, folded at assembly) and on the hidden path (``.hide()``), with
+request(1) at a time where demand matters. Every test ends with ``assert_no_violations()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from rstreams import Flowable, plugins
+from rstreams.errors import NoneElementError, NoSuchElementError
+from rstreams.testing import TestPublisher, TestSubscriber
+from rstreams.testing._test_publisher import Violation
+
+from .harness import Boom
+
+MAX = 2**63 - 1
+
+Op = Callable[[Flowable[Any]], Flowable[Any]]
+
+
+class _Gen:
+    """An iterable without a length: each ``iter()`` is a fresh generator (a lazy source)."""
+
+    def __init__(self, data: list[Any]) -> None:
+        self.data = data
+
+    def __iter__(self) -> Iterator[Any]:
+        return (x for x in self.data)
+
+
+def sources(data: list[Any]) -> list[tuple[str, Flowable[Any]]]:
+    """The same elements through every kind of synchronous source, fused and hidden."""
+    return [
+        ("fused list", Flowable.from_iterable(data)),
+        ("hidden list", Flowable.from_iterable(data).hide()),
+        ("fused generator", Flowable.from_iterable(_Gen(data))),
+        ("hidden generator", Flowable.from_iterable(_Gen(data)).hide()),
+    ]
+
+
+def trace(f: Flowable[Any], pattern: list[int]) -> list[tuple[list[Any], int, list[str]]]:
+    """The signals seen after subscribing and after each request of ``pattern``."""
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    f.subscribe(ts)
+    out = [(list(ts.values), ts.completions, [type(e).__name__ for e in ts.errors])]
+    for n in pattern:
+        ts.request(n)
+        out.append((list(ts.values), ts.completions, [type(e).__name__ for e in ts.errors]))
+    ts.assert_no_violations()
+    return out
+
+
+def assert_same_everywhere(op: Op, data: list[Any], pattern: list[int]) -> None:
+    """Fused and hidden, list and generator sources: the same signals after every request."""
+    with plugins.collect_errors() as undeliverable:
+        traces = {name: trace(op(src), pattern) for name, src in sources(data)}
+    want = traces["hidden list"]
+    for name, got in traces.items():
+        assert got == want, f"{name}: {got} != hidden list: {want}"
+    assert not undeliverable, undeliverable
+
+
+def raise_on(bad: Any, result: Callable[..., Any] = lambda *a: a[-1]) -> Callable[..., Any]:
+    """A user function that raises Boom for the element ``bad``, else returns ``result(*args)``."""
+
+    def fn(*args: Any) -> Any:
+        if args[-1] == bad:
+            raise Boom(f"callback failed on {bad!r}")
+        return result(*args)
+
+    return fn
+
+
+# ----------------------------------------------------------------------------------------------
+# Fusion must not run user code ahead of demand (fused == hidden)
+
+
+def test_fused_map_is_not_called_for_an_element_nobody_requested() -> None:
+    # RxJava: fromIterable(...).filter(p).map(f) calls f once per requested element; the fused
+    # driver used to pull one element ahead (to complete eagerly) and ran f (and p) for it
+    for name, src in sources([1, 2, 3]):
+        calls: list[int] = []
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        src.filter(lambda x: True).map(lambda x, calls=calls: calls.append(x) or x).subscribe(ts)
+        ts.request(1)
+        assert calls == [1], f"{name}: mapper called for {calls}"
+        ts.assert_values(1).assert_not_complete().assert_no_errors().assert_no_violations()
+
+
+def test_fused_raising_mapper_on_an_unrequested_element_is_not_signalled() -> None:
+    for _name, src in sources([1, 2, 3]):
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        src.filter(lambda x: x > 0).map(raise_on(2)).subscribe(ts)
+        ts.request(1)
+        ts.assert_values(1).assert_no_errors().assert_not_complete()
+        ts.request(1)
+        ts.assert_error(Boom).assert_values(1).assert_no_violations()
+
+
+def test_fused_predicate_is_not_called_ahead_of_demand() -> None:
+    for name, src in sources([1, 2, 3, 4]):
+        seen: list[int] = []
+
+        def keep(x: int, seen: list[int] = seen) -> bool:
+            seen.append(x)
+            return True
+
+        ts: TestSubscriber[int] = TestSubscriber(2)
+        src.take_while(keep).subscribe(ts)
+        ts.assert_values(1, 2).assert_not_complete().assert_no_violations()
+        assert seen == [1, 2], f"{name}: predicate called for {seen}"
+
+
+def test_fused_completes_eagerly_once_the_source_is_exhausted() -> None:
+    # the exact demand consumed the last element: completion follows without another request
+    for _name, src in sources([1, 2, 3]):
+        ts: TestSubscriber[int] = TestSubscriber(3)
+        src.filter(lambda x: x > 0).map(lambda x: x * 10).subscribe(ts)
+        ts.assert_result(10, 20, 30).assert_no_violations()
+
+
+def test_fused_take_until_completes_right_after_the_matching_element() -> None:
+    # RxJava: takeUntil(predicate) emits the element, tests it, then completes at once
+    for _name, src in sources([1, 2, 3]):
+        ts: TestSubscriber[int] = TestSubscriber(1)
+        src.take_until(lambda x: x == 1).subscribe(ts)
+        ts.assert_result(1).assert_no_violations()
+        ts2: TestSubscriber[int] = TestSubscriber(1)
+        src.filter(lambda x: True).take_until(lambda x: x == 1).subscribe(ts2)
+        ts2.assert_result(1).assert_no_violations()
+
+
+def test_fused_take_completes_at_n_over_a_filtered_source() -> None:
+    for _name, src in sources(list(range(10))):
+        ts: TestSubscriber[int] = TestSubscriber(2)
+        src.filter(lambda x: x % 2 == 1).take(2).subscribe(ts)
+        ts.assert_result(1, 3).assert_no_violations()
+
+
+def test_empty_source_under_a_filter_completes_at_subscription() -> None:
+    # RxJava's fromIterable checks hasNext() at subscription: an empty stream completes at once
+    for _name, src in sources([]):
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        src.filter(lambda x: True).take(2).subscribe(ts)
+        ts.assert_result().assert_no_violations()
+
+
+def test_empty_source_under_a_seeded_scan_still_waits_for_the_seed_request() -> None:
+    for _name, src in sources([]):
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        src.filter(lambda x: True).scan(lambda a, b: a + b, 7).subscribe(ts)
+        ts.assert_no_values().assert_not_complete()
+        ts.request(1)
+        ts.assert_result(7).assert_no_violations()
+
+
+OPS: dict[str, Op] = {
+    "map": lambda f: f.map(lambda x: x * 2),
+    "map raising": lambda f: f.map(raise_on(3)),
+    "filter": lambda f: f.filter(lambda x: x % 2 == 0),
+    "filter raising": lambda f: f.filter(raise_on(3, lambda x: x % 2 == 0)),
+    "scan": lambda f: f.scan(lambda a, b: a + b),
+    "scan seed": lambda f: f.scan(lambda a, b: a + b, 100),
+    "scan raising": lambda f: f.scan(raise_on(3, lambda a, b: a + b)),
+    "buffer(2)": lambda f: f.buffer(2),
+    "buffer(3, 1)": lambda f: f.buffer(3, 1),
+    "buffer(2, 3)": lambda f: f.buffer(2, 3),
+    "take(3)": lambda f: f.take(3),
+    "take(20)": lambda f: f.take(20),
+    "skip(2)": lambda f: f.skip(2),
+    "take_last(2)": lambda f: f.take_last(2),
+    "skip_last(2)": lambda f: f.skip_last(2),
+    "take_while": lambda f: f.take_while(lambda x: x < 3),
+    "take_while raising": lambda f: f.take_while(raise_on(3, lambda x: True)),
+    "skip_while": lambda f: f.skip_while(lambda x: x < 3),
+    "take_until": lambda f: f.take_until(lambda x: x == 3),
+    "take_until raising": lambda f: f.take_until(raise_on(3, lambda x: False)),
+    "distinct(key)": lambda f: f.distinct(lambda x: x % 3),
+    "distinct_until_changed(key)": lambda f: f.distinct_until_changed(lambda x: x // 2),
+    "distinct_until_changed(comparer)": lambda f: f.distinct_until_changed(comparer=lambda a, b: abs(a - b) < 2),
+    "element_at(1)": lambda f: f.element_at(1),
+    "first": lambda f: f.first(),
+    "last": lambda f: f.last(),
+    "default_if_empty": lambda f: f.default_if_empty(9),
+    "start_with": lambda f: f.start_with(7, 8),
+    "concat_map": lambda f: f.concat_map(lambda x: Flowable.range(0, x % 3)),
+    "flat_map_iterable": lambda f: f.flat_map_iterable(lambda x: range(x % 3)),
+    "reduce": lambda f: f.reduce(lambda a, b: a + b),
+    "count": lambda f: f.count(),
+    "repeat(2)": lambda f: f.repeat(2),
+    "map.filter": lambda f: f.map(lambda x: x + 1).filter(lambda x: x % 3),
+    "filter.take(2)": lambda f: f.filter(lambda x: x % 2).take(2),
+    "filter.take_last(2)": lambda f: f.filter(lambda x: x % 2).take_last(2),
+    "skip.take": lambda f: f.skip(1).take(3),
+    "map.buffer": lambda f: f.map(lambda x: x).buffer(2),
+    "flat_map_iterable.map": lambda f: f.flat_map_iterable(lambda x: [x, x]).map(lambda x: -x),
+    "filter.scan seed": lambda f: f.filter(lambda x: x > 1).scan(lambda a, b: a + b, 0),
+    "skip_while.buffer": lambda f: f.skip_while(lambda x: x < 2).buffer(2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("data", [[], [1], [0, 1, 2, 3, 4, 5], [3, 3, 1, 1, 2, 3, 3, 0]])
+@pytest.mark.parametrize("pattern", [[1] * 12, [2] * 6, [3, MAX]])
+def test_fused_and_hidden_signal_the_same_after_every_request(name: str, data: list[int], pattern: list[int]) -> None:
+    assert_same_everywhere(OPS[name], data, pattern)
+
+
+# ----------------------------------------------------------------------------------------------
+# Signals after a terminal signal (a faulty upstream): never passed on, errors to the plugins
+
+
+AFTER_TERMINAL_OPS: dict[str, Op] = {
+    "skip": lambda f: f.skip(1),
+    "skip_while": lambda f: f.skip_while(lambda x: False),
+    "on_error_return": lambda f: f.on_error_return(lambda e: -1),
+    "on_error_complete": lambda f: f.on_error_complete(),
+    "do_on_error": lambda f: f.do_on_error(lambda e: None),
+    "do_on_complete": lambda f: f.do_on_complete(lambda: None),
+    "do_on_request": lambda f: f.do_on_request(lambda n: None),
+    "do_on_cancel": lambda f: f.do_on_cancel(lambda: None),
+    "do_finally": lambda f: f.do_finally(lambda: None),
+    "on_error_resume_next": lambda f: f.on_error_resume_next(Flowable.just(-1)),
+    "retry": lambda f: f.retry(3),
+    "repeat": lambda f: f.repeat(3),
+    "take_last": lambda f: f.take_last(5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AFTER_TERMINAL_OPS))
+def test_rule_1_7_nothing_after_completion_from_a_faulty_upstream(name: str) -> None:
+    subscribed: list[int] = []
+    with plugins.collect_errors() as undeliverable:
+        tp: TestPublisher[int] = TestPublisher.create_noncompliant(
+            Violation.CLEANUP_ON_TERMINATE, Violation.REQUEST_OVERFLOW
+        )
+        ts: TestSubscriber[int] = TestSubscriber()
+        src = Flowable.defer(lambda: subscribed.append(1) or tp)  # type: ignore[func-returns-value]
+        AFTER_TERMINAL_OPS[name](src).subscribe(ts)
+        tp.next(0, 1)
+        tp.complete()
+        count = len(subscribed)
+        tp.next(5)
+        tp.error(KeyError("late"))
+    assert 5 not in ts.values
+    assert ts.completions == 1
+    ts.assert_no_errors().assert_no_violations()
+    assert len(subscribed) == count, "resubscribed after the stream ended"
+    assert any(isinstance(e, KeyError) for e in undeliverable), "the late error was lost"
+
+
+@pytest.mark.parametrize("name", ["skip", "skip_while", "on_error_return", "on_error_complete", "do_finally"])
+def test_rule_1_7_nothing_after_an_error_from_a_faulty_upstream(name: str) -> None:
+    with plugins.collect_errors() as undeliverable:
+        tp: TestPublisher[int] = TestPublisher.create_noncompliant(
+            Violation.CLEANUP_ON_TERMINATE, Violation.REQUEST_OVERFLOW
+        )
+        ts: TestSubscriber[int] = TestSubscriber()
+        AFTER_TERMINAL_OPS[name](Flowable.from_publisher(tp)).subscribe(ts)
+        tp.next(0, 1)
+        tp.error(ValueError("first"))
+        tp.next(5)
+        tp.error(KeyError("late"))
+    assert 5 not in ts.values
+    assert ts.is_terminated
+    ts.assert_no_violations()
+    assert any(isinstance(e, KeyError) for e in undeliverable), "the late error was lost"
+
+
+def test_on_error_return_item_none_fails_at_assembly() -> None:
+    # RxJava: onErrorReturnItem(null) throws NullPointerException at assembly
+    with pytest.raises(NoneElementError):
+        Flowable.just(1).on_error_return_item(None)  # type: ignore[arg-type]
+    ts = Flowable.error(Boom()).on_error_return_item(5).test()
+    ts.assert_result(5).assert_no_violations()
+
+
+def test_first_on_empty_is_no_such_element_on_both_paths() -> None:
+    for _name, src in sources([]):
+        src.first().test().assert_error(NoSuchElementError).assert_no_violations()
