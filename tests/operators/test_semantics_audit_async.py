@@ -522,3 +522,446 @@ def test_rule_3_12_cancel_mid_stream_nothing_after(name: str) -> None:
     time.sleep(0.01)  # nothing may arrive after the cancel (asynchronous stages too)
     assert ts.values == got
     ts.assert_not_terminated().assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# zip, merge, concat: RxJava semantics with hand-driven sources
+
+
+def test_zip_completes_with_the_shortest_and_cancels_the_others() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[str] = TestPublisher.create()
+    ts = Flowable.zip(a, b).test()
+    a.next(1, 2).complete()
+    b.next("x")
+    ts.assert_values((1, "x")).assert_not_complete()  # a's 2 may still pair
+    b.next("y")
+    ts.assert_result((1, "x"), (2, "y")).assert_no_violations()
+    assert b.was_cancelled
+
+
+def test_zip_with_an_empty_source_completes_at_once() -> None:
+    other: TestPublisher[int] = TestPublisher.create()
+    Flowable.zip(other, Flowable.empty()).test().assert_result().assert_no_violations()
+    assert other.was_cancelled
+    Flowable.range(0, 3).zip_with(Flowable.empty()).test().assert_result().assert_no_violations()
+
+
+def test_zip_error_cancels_the_others() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.zip(a, b, lambda x, y: x + y).test()
+    a.next(1)
+    b.error(Boom("b"))
+    assert a.was_cancelled
+    ts.assert_failure(Boom).assert_no_violations()
+
+
+def test_zip_requests_prefetch_and_replenishes() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.zip(a, b, prefetch=4).subscribe(ts)
+    assert a.request_calls == [4] and b.request_calls == [4]
+    a.next(1, 2, 3, 4)
+    b.next(1, 2, 3, 4)
+    ts.assert_no_values()
+    ts.request(3)
+    ts.assert_values((1, 1), (2, 2), (3, 3)).assert_no_violations()
+    assert a.request_calls == [4, 3] and b.request_calls == [4, 3]  # replenished at 75%
+
+
+def test_merge_error_cancels_the_other_sources() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.merge(a, b).test()
+    a.next(1)
+    b.error(Boom("b"))
+    assert a.was_cancelled
+    ts.assert_failure(Boom, 1).assert_no_violations()
+
+
+def test_merge_with_max_concurrency_subscribes_the_next_when_one_completes() -> None:
+    srcs: list[TestPublisher[int]] = [TestPublisher.create() for _ in range(3)]
+    ts = Flowable.merge(*srcs, max_concurrency=2).test()
+    assert [s.subscriber_count for s in srcs] == [1, 1, 0]
+    srcs[1].next(1).complete()
+    assert [s.subscriber_count for s in srcs] == [1, 0, 1]
+    srcs[2].next(2).complete()
+    srcs[0].next(0).complete()
+    ts.assert_result(1, 2, 0).assert_no_violations()
+
+
+def test_concat_of_async_sources_keeps_order_one_at_a_time() -> None:
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.concat(*[Flowable.range(i * 10, 3).subscribe_on(_io()) for i in range(4)]).subscribe(ts)
+    for n in range(12):
+        ts.request(1)
+        ts.await_count(n + 1, 5)
+    ts.await_done(5).assert_result(*[i * 10 + k for i in range(4) for k in range(3)]).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# combine_latest, with_latest_from
+
+
+def test_combine_latest_waits_for_every_source_then_combines_the_latest() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    c: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.combine_latest(a, b, c, lambda x, y, z: x * 100 + y * 10 + z).test()
+    a.next(1, 2)
+    b.next(3)
+    ts.assert_no_values()
+    c.next(4)
+    ts.assert_values(234)
+    b.next(5)
+    ts.assert_values(234, 254)
+    a.complete()
+    b.complete()
+    ts.assert_not_complete()  # c may still change the row
+    c.next(6)
+    c.complete()
+    ts.assert_result(234, 254, 256).assert_no_violations()
+
+
+def test_combine_latest_source_completing_empty_ends_at_once_and_cancels_others() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.combine_latest(a, b).test()
+    a.next(1)
+    b.complete()
+    assert a.was_cancelled
+    ts.assert_result().assert_no_violations()
+
+
+def test_combine_latest_error_cancels_the_others() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.combine_latest(a, b).test()
+    a.next(1)
+    b.error(Boom("b"))
+    assert a.was_cancelled
+    ts.assert_failure(Boom).assert_no_violations()
+
+
+def test_combine_latest_honours_demand() -> None:
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.combine_latest(a, b).subscribe(ts)
+    a.next(1)
+    b.next(1, 2)
+    ts.assert_no_values()
+    ts.request(1)
+    ts.assert_values((1, 1))
+    ts.request(5)
+    ts.assert_values((1, 1), (1, 2)).assert_no_violations()
+
+
+def test_with_latest_from_drops_main_elements_until_the_other_emitted() -> None:
+    main: TestPublisher[int] = TestPublisher.create()
+    other: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber(2)
+    Flowable.from_publisher(main).with_latest_from(other, lambda m, o: m + o).subscribe(ts)
+    main.next(1)  # dropped; one more is requested in its place
+    other.next(10)
+    main.next(2)
+    other.next(20)
+    main.next(3)
+    ts.assert_values(12, 23)
+    main.complete()
+    ts.assert_result(12, 23).assert_no_violations()
+    assert other.was_cancelled
+
+
+def test_with_latest_from_other_error_ends_the_stream_and_cancels_main() -> None:
+    main: TestPublisher[int] = TestPublisher.create()
+    other: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.from_publisher(main).with_latest_from(other).test()
+    other.next(1)
+    main.next(5)
+    other.error(Boom("other"))
+    assert main.was_cancelled
+    ts.assert_failure(Boom, (5, 1)).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# switch_map, concat_map_eager, take_until, skip_until
+
+
+def test_switch_map_outer_error_cancels_the_inner() -> None:
+    outer: TestPublisher[int] = TestPublisher.create()
+    inner: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.from_publisher(outer).switch_map(lambda _: inner).test()
+    outer.next(1)
+    inner.next(5)
+    outer.error(Boom("outer"))
+    assert inner.was_cancelled
+    ts.assert_failure(Boom, 5).assert_no_violations()
+
+
+def test_switch_map_inner_error_cancels_the_outer() -> None:
+    outer: TestPublisher[int] = TestPublisher.create()
+    inner: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.from_publisher(outer).switch_map(lambda _: inner).test()
+    outer.next(1)
+    inner.error(Boom("inner"))
+    assert outer.was_cancelled
+    ts.assert_failure(Boom).assert_no_violations()
+
+
+def test_switch_map_error_of_a_replaced_inner_is_not_delivered(undeliverable: list[BaseException]) -> None:
+    outer: TestPublisher[int] = TestPublisher.create()
+    first: TestPublisher[int] = TestPublisher.create_noncompliant()
+    second: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.from_publisher(outer).switch_map(lambda x: first if x == 1 else second).test()
+    outer.next(1, 2)
+    assert first.was_cancelled
+    second.next(7)
+    outer.complete()
+    second.complete()
+    ts.assert_result(7).assert_no_violations()
+
+
+def test_switch_map_delay_error_keeps_going_and_reports_at_the_end() -> None:
+    outer: TestPublisher[int] = TestPublisher.create()
+    a: TestPublisher[int] = TestPublisher.create()
+    b: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.from_publisher(outer).switch_map(lambda x: a if x == 1 else b, delay_error=True).test()
+    outer.next(1)
+    a.error(Boom("a"))
+    assert not outer.was_cancelled
+    outer.next(2)
+    b.next(3)
+    outer.complete()
+    ts.assert_values(3).assert_not_complete()
+    b.complete()
+    ts.assert_failure(Boom, 3).assert_no_violations()
+
+
+def test_concat_map_eager_subscribes_eagerly_but_keeps_outer_order() -> None:
+    outer: TestPublisher[int] = TestPublisher.create()
+    inners: dict[int, TestPublisher[int]] = {i: TestPublisher.create() for i in range(3)}
+    ts = Flowable.from_publisher(outer).concat_map_eager(lambda i: inners[i]).test()
+    outer.next(0, 1, 2)
+    assert all(p.subscriber_count == 1 for p in inners.values())
+    inners[2].next(20).complete()
+    inners[1].next(10)
+    ts.assert_no_values()
+    inners[0].next(0)
+    ts.assert_values(0)
+    inners[0].complete()
+    ts.assert_values(0, 10)  # 20 waits for inner 1 to finish
+    inners[1].complete()
+    ts.assert_values(0, 10, 20)
+    outer.complete()
+    ts.assert_result(0, 10, 20).assert_no_violations()
+
+
+def test_concat_map_eager_async_inners_one_at_a_time_keep_order() -> None:
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.range(0, 8).concat_map_eager(
+        lambda x: Flowable.range(x * 10, 3).subscribe_on(_io()), max_concurrency=3, prefetch=1
+    ).subscribe(ts)
+    for n in range(24):
+        ts.request(1)
+        ts.await_count(n + 1, 5)
+    ts.await_done(5).assert_result(*[x * 10 + k for x in range(8) for k in range(3)]).assert_no_violations()
+
+
+def test_take_until_other_element_completes_and_cancels_both() -> None:
+    main: TestPublisher[int] = TestPublisher.create()
+    other: TestPublisher[int] = TestPublisher.create()
+    ts = Flowable.from_publisher(main).take_until(other).test()
+    main.next(1, 2)
+    other.next(0)
+    assert main.was_cancelled and other.was_cancelled
+    ts.assert_result(1, 2).assert_no_violations()
+
+
+def test_skip_until_other_element_opens_the_gate() -> None:
+    main: TestPublisher[int] = TestPublisher.create()
+    other: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber(2)
+    Flowable.from_publisher(main).skip_until(other).subscribe(ts)
+    main.next(1)
+    other.next(0)
+    assert other.was_cancelled
+    main.next(2, 3)
+    main.complete()
+    ts.assert_result(2, 3).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# multicast operators
+
+
+def test_ref_count_last_cancel_disconnects_and_a_new_subscriber_reconnects() -> None:
+    subscriptions: list[TestPublisher[int]] = []
+
+    def fresh() -> TestPublisher[int]:
+        tp: TestPublisher[int] = TestPublisher.create()
+        subscriptions.append(tp)
+        return tp
+
+    shared = Flowable.defer(fresh).publish().ref_count()
+    a, b = shared.test(), shared.test()
+    subscriptions[0].next(1)
+    a.cancel()
+    assert not subscriptions[0].was_cancelled
+    b.cancel()
+    assert subscriptions[0].was_cancelled
+    c = shared.test()
+    assert len(subscriptions) == 2
+    subscriptions[1].next(2).complete()
+    a.assert_values(1).assert_no_violations()
+    b.assert_values(1).assert_no_violations()
+    c.assert_result(2).assert_no_violations()
+
+
+def test_ref_count_reconnects_after_the_source_failed() -> None:
+    count = [0]
+
+    def source() -> Flowable[int]:
+        count[0] += 1
+        return Flowable.concat(Flowable.just(count[0]), Flowable.error(Boom("done")))
+
+    shared = Flowable.defer(source).share()
+    shared.test().assert_failure(Boom, 1).assert_no_violations()
+    shared.test().assert_failure(Boom, 2).assert_no_violations()
+
+
+def test_cache_replays_everything_to_late_subscribers_at_their_pace() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    cached = Flowable.from_publisher(tp).cache()
+    early = cached.test()
+    tp.next(1, 2)
+    late: TestSubscriber[int] = TestSubscriber(1)
+    cached.subscribe(late)
+    late.assert_values(1)
+    tp.next(3).complete()
+    late.request(5).assert_result(1, 2, 3).assert_no_violations()
+    early.assert_result(1, 2, 3).assert_no_violations()
+    cached.test().assert_result(1, 2, 3).assert_no_violations()
+    assert tp.request_calls[:1] == [2**63 - 1]  # cache consumes its source unbounded
+
+
+def test_replay_n_bounded_late_subscriber_gets_the_last_n_then_live() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    cf = Flowable.from_publisher(tp).replay(2)
+    cf.connect()
+    tp.next(1, 2, 3)
+    late = cf.test()
+    late.assert_values(2, 3)
+    tp.next(4).complete()
+    late.assert_result(2, 3, 4).assert_no_violations()
+    cf.test().assert_result(3, 4).assert_no_violations()
+
+
+def test_auto_connect_n_connects_at_the_nth_and_never_disconnects() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ac = Flowable.from_publisher(tp).publish().auto_connect(2)
+    a = ac.test()
+    assert tp.subscriber_count == 0
+    b = ac.test()
+    assert tp.subscriber_count == 1
+    a.cancel()
+    b.cancel()
+    assert not tp.was_cancelled
+    a.assert_no_violations()
+    b.assert_no_violations()
+
+
+def test_publish_subscribers_present_share_one_lockstep_upstream() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    cf = Flowable.from_publisher(tp).publish()
+    fast = cf.test()
+    slow: TestSubscriber[int] = TestSubscriber(1)
+    cf.subscribe(slow)
+    cf.connect()
+    tp.next(1, 2)
+    fast.assert_values(1)  # the slow one paces the fast one
+    slow.request(1)
+    fast.assert_values(1, 2).assert_no_violations()
+    slow.assert_values(1, 2).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# group_by, window
+
+
+class _SubscribingMain(TestSubscriber[Any]):
+    """Subscribes every group during on_next (as flat_map does) with its own TestSubscriber."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.groups: list[tuple[Any, TestSubscriber[Any]]] = []
+
+    def on_next(self, item: Any) -> None:
+        super().on_next(item)
+        ts: TestSubscriber[Any] = TestSubscriber(tag=f"group {item.key!r}")
+        item.subscribe(ts)
+        self.groups.append((item.key, ts))
+
+
+def test_group_by_cancelled_group_is_recreated_by_the_next_element_of_its_key() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    main = _SubscribingMain()
+    Flowable.from_publisher(tp).group_by(lambda x: x % 2).subscribe(main)
+    tp.next(0, 1, 2)
+    even, odd = main.groups[0][1], main.groups[1][1]
+    even.assert_values(0, 2)
+    even.cancel()
+    tp.next(4, 3)
+    assert [k for k, _ in main.groups] == [0, 1, 0]
+    main.groups[2][1].assert_values(4)
+    odd.assert_values(1, 3)
+    tp.complete()
+    for _, g in main.groups[1:]:
+        g.assert_complete().assert_no_violations()
+    even.assert_not_terminated().assert_no_violations()
+    main.assert_complete().assert_no_violations()
+
+
+def test_group_by_group_subscribed_late_gets_its_element_then_completes() -> None:
+    ts = Flowable.range(0, 4).group_by(lambda x: x % 2).test()
+    groups = ts.values
+    assert [g.key for g in groups] == [0, 1, 0, 1]  # abandoned groups are evicted: a new one per element
+    for i, g in enumerate(groups):
+        g.test().assert_result(i).assert_no_violations()
+    ts.assert_complete().assert_no_violations()
+
+
+def test_group_by_main_cancel_keeps_open_groups_and_cancels_upstream_last() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    main = _SubscribingMain()
+    Flowable.from_publisher(tp).group_by(lambda x: x % 2).subscribe(main)
+    tp.next(0, 1)
+    main.cancel()
+    tp.next(2, 3, 5)  # no new keys: existing groups go on
+    assert not tp.was_cancelled
+    main.groups[0][1].assert_values(0, 2)
+    main.groups[1][1].assert_values(1, 3, 5)
+    main.groups[0][1].cancel()
+    assert not tp.was_cancelled
+    main.groups[1][1].cancel()
+    assert tp.was_cancelled
+    main.assert_no_violations()
+
+
+@pytest.mark.parametrize(
+    ("count", "skip", "want"),
+    [
+        (3, 3, [[0, 1, 2], [3, 4, 5], [6]]),
+        (2, 3, [[0, 1], [3, 4], [6]]),
+        (3, 2, [[0, 1, 2], [2, 3, 4], [4, 5, 6], [6]]),
+        (3, 1, [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6], [5, 6], [6]]),
+    ],
+)
+def test_window_count_skip(count: int, skip: int, want: list[list[int]]) -> None:
+    for src in (Flowable.range(0, 7), Flowable.range(0, 7).hide()):
+        src.window(count, skip).concat_map(lambda w: w.to_list()).test().assert_result(*want).assert_no_violations()
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        src.window(count, skip).concat_map(lambda w: w.to_list()).subscribe(ts)
+        request_one_at_a_time(ts).assert_result(*want).assert_no_violations()
