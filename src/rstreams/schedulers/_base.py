@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final, final
 
 from .._internal import plugins
-from .._internal.atomics import AtomicFlag
+from .._internal.atomics import AtomicFlag, AtomicRef
 
 __all__ = ["Scheduler", "Worker", "TaskHandle", "DISPOSED", "run_task", "run_task_nested", "sleep_until"]
 
@@ -48,6 +48,35 @@ class TaskHandle:
         if self._disposed:
             return None
         return self._task
+
+
+_GONE: Final[Any] = object()
+
+
+@final
+class _PeriodicHandle(TaskHandle):
+    """The handle of a periodic task: disposing it disposes the pending run too, so the worker
+    (and ``TestScheduler.pending``) forgets it at once (rule 3.13: no reference kept)."""
+
+    __slots__ = ("_current",)
+
+    def __init__(self, task: Task) -> None:
+        super().__init__(task)
+        # the pending run's handle, or _GONE once disposed. race: dispose (any thread) vs the
+        # run scheduling its successor (the worker's thread): one of them disposes the successor
+        self._current: AtomicRef[Any] = AtomicRef(None)
+
+    def track(self, run: Any) -> None:
+        cur = self._current
+        prev = cur.get()
+        if prev is _GONE or not cur.compare_and_set(prev, run):
+            run.dispose()
+
+    def dispose(self) -> None:
+        super().dispose()
+        run = self._current.get_and_set(_GONE)
+        if run is not None and run is not _GONE:
+            run.dispose()
 
 
 @final
@@ -132,10 +161,10 @@ class Worker(ABC):
     def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | _Disposed:
         """Run ``task`` every ``period`` seconds after ``initial_delay``, on absolute times
         (start + k * period); if the worker falls behind by more than a period it re-bases rather
-        than bursting."""
+        than bursting. Disposing the returned handle also disposes the pending run."""
         if period <= 0:
             raise ValueError(f"schedule_periodic(): period must be > 0, got {period}")
-        handle = TaskHandle(task)
+        handle = _PeriodicHandle(task)
         start = self.now() + initial_delay
         state = [0, start]
 
@@ -152,9 +181,9 @@ class Worker(ABC):
                 state[1] = now + period
                 nxt = state[1]
             if not handle.is_disposed:
-                self.schedule(tick, max(0.0, nxt - now))
+                handle.track(self.schedule(tick, max(0.0, nxt - now)))
 
-        self.schedule(tick, max(0.0, initial_delay))
+        handle.track(self.schedule(tick, max(0.0, initial_delay)))
         return handle
 
     def now(self) -> float:
