@@ -8,9 +8,10 @@ like the rest. Valid requests pass straight upstream: every element is delayed, 
 downstream's demand bounds what can be in flight (rule 1.1). A bad request (rule 3.9) fails the
 stream at once, from the requesting thread.
 
-Race: that rule 3.9 error vs an emission running on the worker: every signal goes through a
-:class:`SerializedOut` (rule 1.3; uncontended, it costs two atomic steps per element, next to the
-scheduling every element pays anyway).
+Race: that rule 3.9 error vs an emission running on the worker, and an element delayed briefly vs the
+downstream's ``on_subscribe`` still running (its first request made a synchronous source emit): every
+signal, ``on_subscribe`` included, goes through a :class:`SerializedOut` (rule 1.3; uncontended, it
+costs two atomic steps per element, next to the scheduling every element pays anyway).
 
 Race: cancel vs a delayed task already due. ``cancel`` disposes the worker (pending tasks never
 run) and releases the downstream (rule 3.13); a task already running finishes.
@@ -59,7 +60,10 @@ class _DelaySubscriber:
         self._upstream = subscription
         d = self._downstream_ref
         self._downstream_ref = NOOP  # SerializedOut holds it (rule 3.13 after cancel)
-        d.on_subscribe(self)
+        # inside the serialized section: the downstream's first request can make a synchronous
+        # source emit at once, and a short delay then fires on the worker's thread while
+        # on_subscribe still runs; that element waits for on_subscribe to return (rule 1.3)
+        self._out.run(lambda: d.on_subscribe(self))
 
     def on_next(self, item: Any) -> None:
         if self._done:
