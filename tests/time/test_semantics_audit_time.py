@@ -149,6 +149,19 @@ def test_test_scheduler_periodic_in_virtual_time_and_infinite_delay() -> None:
     assert ts.pending == 0
 
 
+def test_periodic_handle_dispose_drops_the_pending_run_at_once() -> None:
+    ts = TestScheduler()
+    w = ts.create_worker()
+    ticks: list[float] = []
+    h = w.schedule_periodic(lambda: ticks.append(ts.now()), 1, 1)
+    ts.advance_by(2.5)
+    assert ticks == [1.0, 2.0] and ts.pending == 1
+    h.dispose()
+    assert h.is_disposed and ts.pending == 0  # nothing of it is left waiting on the worker
+    ts.advance_by(5)
+    assert ticks == [1.0, 2.0]
+
+
 @pytest.mark.parametrize("name", ["immediate", "trampoline"])
 def test_caller_thread_workers_restore_contextvars_captured_at_creation(name: str) -> None:
     s: Scheduler = getattr(schedulers, name)()
@@ -990,3 +1003,71 @@ def test_retry_backoff_exhausted_after_the_last_delay() -> None:
     ts.advance_by(0.001)
     sub.assert_error(RetryExhaustedError).assert_no_violations()
     assert isinstance(sub.errors[0].__cause__, OSError)
+
+
+class _SignallingScheduler(Scheduler):
+    """new_thread() whose workers set ``ran`` after each task: lets a test wait for a task."""
+
+    def __init__(self) -> None:
+        self.ran = threading.Event()
+
+    def create_worker(self) -> Worker:
+        return _SignallingWorker(schedulers.new_thread().create_worker(), self.ran)
+
+
+class _SignallingWorker(Worker):
+    __slots__ = ("_inner", "_ran")
+
+    def __init__(self, inner: Worker, ran: threading.Event) -> None:
+        super().__init__()
+        self._inner = inner
+        self._ran = ran
+
+    def schedule(self, task: Callable[[], Any], delay: float = 0.0) -> Any:
+        def run() -> None:
+            try:
+                task()
+            finally:
+                self._ran.set()
+
+        return self._inner.schedule(run, delay)
+
+    def dispose(self) -> None:
+        super().dispose()
+        self._inner.dispose()
+
+
+class _EmitThenWait:
+    """A Publisher of one element whose request emits it, then waits for ``ran`` (a worker task
+    has run) before returning and completing: a synchronous source seen from another thread."""
+
+    def __init__(self, ran: threading.Event) -> None:
+        self._ran = ran
+
+    def subscribe(self, subscriber: Any) -> None:
+        ran = self._ran
+
+        class _Sub:
+            done = False
+
+            def request(self, n: int) -> None:
+                if self.done:
+                    return
+                self.done = True
+                subscriber.on_next(1)
+                assert ran.wait(10)
+                subscriber.on_complete()
+
+            def cancel(self) -> None:
+                self.done = True
+
+        subscriber.on_subscribe(_Sub())
+
+
+def test_rule_1_3_delay_element_due_while_on_subscribe_runs_waits_for_it() -> None:
+    # the first request makes a synchronous source emit from inside on_subscribe; the delayed
+    # element falls due on the worker's thread before on_subscribe has returned
+    s = _SignallingScheduler()
+    sub: TestSubscriber[int] = TestSubscriber()
+    Flowable.from_publisher(_EmitThenWait(s.ran)).delay(0, s).subscribe(sub)
+    sub.await_done(10).assert_result(1).assert_no_violations()
