@@ -106,7 +106,8 @@ class SerializedOut:
     """Serializes on_next/on_error/on_complete called from any threads (see the module docstring).
 
     After the first terminal signal everything is dropped (errors go to the undeliverable hook).
-    ``release()`` drops the downstream reference (rule 3.13) and makes every later call a no-op.
+    ``release()`` drops the downstream reference (rule 3.13) and makes every later call a no-op;
+    ``detach()`` drops it but keeps serializing.
     """
 
     __slots__ = ("_downstream", "_wip", "_queue", "_done")
@@ -123,6 +124,11 @@ class SerializedOut:
 
     def release(self) -> None:
         self._done = True
+        self._downstream = NOOP
+
+    def detach(self) -> None:
+        """Drop the downstream (rule 3.13) but keep running :meth:`run` sections: window_timed's
+        open window still receives elements and closes on time after its main subscriber left."""
         self._downstream = NOOP
 
     def on_next(self, item: Any) -> None:

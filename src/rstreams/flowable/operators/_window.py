@@ -369,6 +369,8 @@ class _WindowTimedSubscriber(TimedChunks):
         else:
             if w is not None:
                 w.on_error(error)
+            if self._main_cancelled.is_set() and w is not None:
+                return  # the open window got it; the main subscriber left (not undeliverable)
             self._out.emit_error(error)
 
     def request(self, n: int) -> None:
@@ -386,7 +388,10 @@ class _WindowTimedSubscriber(TimedChunks):
 
     def cancel(self) -> None:
         self.cancel_quietly()
-        self._out.release()  # rule 3.13
+        # rule 3.13, but the serialization stays: a subscribed open window keeps receiving elements
+        # until its time is up (then no new window opens and, with no live window left, _live
+        # cancels the upstream), as RxJava's window(time). release() would strand that window.
+        self._out.detach()
 
 
 @final
