@@ -920,6 +920,43 @@ def test_window_timed_error_reaches_the_open_window_and_the_main() -> None:
     assert ts.pending == 0
 
 
+@pytest.mark.parametrize("count", [None, 3])
+def test_window_timed_main_cancel_lets_the_subscribed_window_run_to_its_end(count: int | None) -> None:
+    # RxJava: after the main subscriber cancels, the open window still gets its elements and
+    # closes on time; then no new window opens and the upstream is cancelled
+    ts = TestScheduler()
+    tp: TestPublisher[int] = TestPublisher.create()
+    windows: list[TestSubscriber[int]] = []
+    sub: TestSubscriber[Any] = TestSubscriber()
+    Flowable.from_publisher(tp).window_timed(1, count, ts).do_on_next(
+        lambda w: windows.append(w.test())
+    ).subscribe(sub)
+    tp.next(1)
+    sub.cancel()
+    assert not tp.was_cancelled  # the subscribed window keeps it alive
+    tp.next(2)
+    ts.advance_by(1)
+    windows[0].assert_result(1, 2).assert_no_violations()
+    assert tp.was_cancelled and ts.pending == 0
+    sub.assert_value_count(1).assert_not_terminated().assert_no_violations()
+
+
+def test_window_timed_main_cancel_then_window_cancel_cancels_the_upstream() -> None:
+    ts = TestScheduler()
+    tp: TestPublisher[int] = TestPublisher.create()
+    windows: list[TestSubscriber[int]] = []
+    sub: TestSubscriber[Any] = TestSubscriber()
+    Flowable.from_publisher(tp).window_timed(1, scheduler=ts).do_on_next(
+        lambda w: windows.append(w.test())
+    ).subscribe(sub)
+    sub.cancel()
+    assert not tp.was_cancelled
+    windows[0].cancel()
+    assert tp.was_cancelled and ts.pending == 0
+    sub.assert_no_violations()
+    windows[0].assert_no_violations()
+
+
 # =============================================================================================
 # retry policies and retry_when on timers
 # =============================================================================================
