@@ -202,6 +202,10 @@ OPS: dict[str, Op] = {
     "flat_map_iterable.map": lambda f: f.flat_map_iterable(lambda x: [x, x]).map(lambda x: -x),
     "filter.scan seed": lambda f: f.filter(lambda x: x > 1).scan(lambda a, b: a + b, 0),
     "skip_while.buffer": lambda f: f.skip_while(lambda x: x < 2).buffer(2),
+    "take_while.concat_with": lambda f: f.take_while(lambda x: x < 4).concat_with(Flowable.just(-1)),
+    "filter.start_with": lambda f: f.filter(lambda x: x > 0).start_with(-2, -1),
+    "filter.repeat(2)": lambda f: f.filter(lambda x: x > 0).repeat(2),
+    "concat of filters": lambda f: Flowable.concat(f.filter(lambda x: x % 2), f.filter(lambda x: x % 2 == 0)),
 }
 
 

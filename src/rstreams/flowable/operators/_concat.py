@@ -246,6 +246,13 @@ def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
     return Fusion(make, sizer, producers, ("concat",), user=any(f.user for f in fusions))
 
 
+def chains_blind(fz: Fusion[Any]) -> bool:
+    """True for a chain of unknown size whose stages run user code: inside one chained iterator
+    the driver could only learn where it ends by running those stages ahead of demand (the
+    chain's own driver probes its source instead), so it stays a separate source."""
+    return fz.user and fz.sizer is None
+
+
 def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
     # flatten nested concats (a.concat_with(b).concat_with(c)... stays one flat trampoline)
     flat: list[Flowable[Any]] = []
@@ -269,7 +276,7 @@ def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
 
     for s in flat:
         fz = s._fused()
-        if fz is not None:
+        if fz is not None and not chains_blind(fz):
             run.append(fz)
             run_src.append(s)
         else:

@@ -27,7 +27,7 @@ from ..._internal.atomics import AtomicInt
 from ..._spec import Subscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer
-from ._concat import ArbiterSubscriber
+from ._concat import ArbiterSubscriber, chains_blind
 
 __all__ = ["retry", "repeat"]
 
@@ -193,6 +193,6 @@ def repeat(source: Flowable[T], times: int | None = None) -> Flowable[T]:
     if n == 1:
         return source
     fz = source._fused()
-    if fz is not None and n != _FOREVER:
+    if fz is not None and n != _FOREVER and not chains_blind(fz):
         return FusedFlowable(_repeat_fusion(fz, n))
     return _RepeatFlowable(source, n)
