@@ -2,9 +2,10 @@
 
 ``interval(period, initial_delay)`` emits 0, 1, 2, ... on a periodic worker task. Time cannot be
 slowed down, so it does not buffer: at a tick with no outstanding demand it cancels its timer and
-signals ``MissingBackpressureError`` (RxJava 3's interval). All of its signals come from the worker
-(serial by the Worker contract), so only the demand counter is shared (race: request vs tick, guarded
-by the ``AtomicInt`` and ``produced``).
+signals ``MissingBackpressureError`` (RxJava 3's interval). Its signals come from the worker (serial
+by the Worker contract) except a rule 3.9 error, signalled from the requesting thread: a
+:class:`SerializedOut` orders it after a tick being emitted (rule 1.3). The demand counter is shared
+(race: request vs tick, guarded by the ``AtomicInt`` and ``produced``).
 
 ``timer(delay)`` emits 0 once after ``delay`` and completes, but waits for demand if the downstream
 has not requested by then. Race: the tick vs the first request, both may want to emit. A two-bit
@@ -23,17 +24,18 @@ from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_re
 from ..._spec import Subscriber
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
-from ._time_common import NOOP, check_duration, missing_backpressure, resolve_scheduler
+from ._time_common import NOOP, SerializedOut, check_duration, missing_backpressure, resolve_scheduler
 
 __all__ = ["interval", "timer"]
 
 
 @final
 class _IntervalSubscription:
-    __slots__ = ("_downstream", "_worker", "_requested", "_count", "_cancelled", "__weakref__")
+    __slots__ = ("_out", "_worker", "_requested", "_count", "_cancelled", "__weakref__")
 
     def __init__(self, downstream: Subscriber[int], worker: Worker) -> None:
-        self._downstream: Subscriber[Any] = downstream
+        # race: a tick's emission (worker) vs a rule 3.9 error from the requesting thread (rule 1.3)
+        self._out = SerializedOut(downstream)
         self._worker = worker
         self._requested = AtomicInt(0)  # race: request (any thread) vs tick (worker)
         self._count = 0
@@ -45,13 +47,12 @@ class _IntervalSubscription:
         if self._requested.get() != 0:
             c = self._count
             self._count = c + 1
-            self._downstream.on_next(c)
+            self._out.on_next(c)
             if self._requested.get() < MAX_DEMAND:
                 produced(self._requested, 1)
             return
-        d = self._downstream
-        self.cancel()
-        d.on_error(
+        self._stop()
+        self._out.on_error(
             missing_backpressure(
                 "interval",
                 f"could not emit tick {self._count}",
@@ -64,18 +65,21 @@ class _IntervalSubscription:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                # rule 3.9: stop the ticks, then signal (a tick already running may still finish)
-                d = self._downstream
+                # rule 3.9: stop the ticks, then signal; a tick emitting right now on the worker
+                # finishes first (serialized), later ticks never run
                 if not self._cancelled:
-                    self.cancel()
-                    d.on_error(err)
+                    self._stop()
+                    self._out.on_error(err)
                 return
         add_request(self._requested, n)
 
-    def cancel(self) -> None:
+    def _stop(self) -> None:
         self._cancelled = True
         self._worker.dispose()  # no timer survives the cancel
-        self._downstream = NOOP  # rule 3.13
+
+    def cancel(self) -> None:
+        self._stop()
+        self._out.release()  # rule 3.13
 
 
 @final
