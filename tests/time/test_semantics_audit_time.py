@@ -326,6 +326,23 @@ def test_rule_3_9_interval_bad_request_reaches_on_error_and_stops_the_ticks(bad:
     assert ts.pending == 0
 
 
+def test_rule_1_3_interval_bad_request_during_a_tick_is_signalled_after_it() -> None:
+    # a tick is being emitted on the worker's thread when another thread requests(0): the rule
+    # 3.9 error must not overtake or overlap that element
+    entered, release = threading.Event(), threading.Event()
+
+    def block(x: int) -> None:
+        entered.set()
+        assert release.wait(10)
+
+    sub: TestSubscriber[int] = TestSubscriber(1)
+    Flowable.interval(0.001, scheduler=schedulers.new_thread()).do_on_next(block).subscribe(sub)
+    assert entered.wait(10)
+    sub.request(0)
+    release.set()
+    sub.await_done(10).assert_values(0).assert_error(ValueError, match="3.9").assert_no_violations()
+
+
 def test_rule_3_13_interval_cancel_stops_ticks() -> None:
     ts = TestScheduler()
     sub: TestSubscriber[int] = TestSubscriber()
