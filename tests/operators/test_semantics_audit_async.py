@@ -8,6 +8,7 @@ and ends with ``assert_no_violations()``.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from typing import Any
@@ -965,3 +966,298 @@ def test_window_count_skip(count: int, skip: int, want: list[list[int]]) -> None
         ts: TestSubscriber[Any] = TestSubscriber(0)
         src.window(count, skip).concat_map(lambda w: w.to_list()).subscribe(ts)
         request_one_at_a_time(ts).assert_result(*want).assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# processors
+
+
+def test_rule_2_13_every_processor_refuses_none() -> None:
+    from rstreams.processors import (
+        AsyncProcessor,
+        BehaviorProcessor,
+        MulticastProcessor,
+        PublishProcessor,
+        ReplayProcessor,
+        UnicastProcessor,
+    )
+
+    for p in (
+        PublishProcessor.create(),
+        BehaviorProcessor.create(),
+        ReplayProcessor.create(),
+        UnicastProcessor.create(),
+        AsyncProcessor.create(),
+        MulticastProcessor.create(),
+    ):
+        if isinstance(p, MulticastProcessor):
+            p.start()
+        ts = p.test()
+        with pytest.raises(TypeError):
+            p.on_next(None)
+        with pytest.raises(TypeError):
+            p.on_error(None)  # type: ignore[arg-type]
+        with pytest.raises(TypeError):
+            p.on_subscribe(None)  # type: ignore[arg-type]
+        p.on_next(1)
+        p.on_complete()
+        ts.assert_no_errors().assert_complete().assert_no_violations()
+
+
+def test_publish_processor_missing_backpressure_only_for_the_subscriber_without_demand() -> None:
+    from rstreams.errors import MissingBackpressureError
+    from rstreams.processors import PublishProcessor
+
+    pp: PublishProcessor[int] = PublishProcessor.create()
+    slow: TestSubscriber[int] = TestSubscriber(1)
+    fast: TestSubscriber[int] = TestSubscriber()
+    pp.subscribe(slow)
+    pp.subscribe(fast)
+    pp.on_next(1)
+    pp.on_next(2)
+    slow.assert_failure(MissingBackpressureError, 1).assert_no_violations()
+    assert pp.subscriber_count == 1
+    pp.on_next(3)
+    pp.on_complete()
+    fast.assert_result(1, 2, 3).assert_no_violations()
+    pp.test().assert_result().assert_no_violations()  # late: only the terminal
+
+
+def test_unicast_processor_second_subscriber_gets_an_error_first_keeps_going() -> None:
+    from rstreams.errors import ProtocolViolationError
+    from rstreams.processors import UnicastProcessor
+
+    up: UnicastProcessor[int] = UnicastProcessor.create()
+    up.on_next(1)
+    first: TestSubscriber[int] = TestSubscriber(0)
+    up.subscribe(first)
+    second = up.test()
+    second.assert_error(ProtocolViolationError).assert_no_values().assert_no_violations()
+    up.on_next(2)
+    up.on_complete()
+    first.request(1).assert_values(1).assert_not_complete()
+    first.request(1).assert_result(1, 2).assert_no_violations()
+
+
+def test_async_processor_emits_only_the_last_value_on_complete() -> None:
+    from rstreams.processors import AsyncProcessor
+
+    ap: AsyncProcessor[int] = AsyncProcessor.create()
+    early: TestSubscriber[int] = TestSubscriber(0)
+    ap.subscribe(early)
+    ap.on_next(1)
+    ap.on_next(2)
+    early.request(1).assert_no_values().assert_not_complete()
+    ap.on_complete()
+    early.assert_result(2).assert_no_violations()
+    late: TestSubscriber[int] = TestSubscriber(0)
+    ap.subscribe(late)
+    late.assert_no_values().assert_not_complete()
+    late.request(1).assert_result(2).assert_no_violations()
+    err: AsyncProcessor[int] = AsyncProcessor.create()
+    err.on_next(1)
+    err.on_error(Boom("x"))
+    err.test().assert_failure(Boom).assert_no_violations()
+
+
+def test_multicast_processor_emits_only_when_every_subscriber_has_demand() -> None:
+    from rstreams.processors import MulticastProcessor
+
+    mp: MulticastProcessor[int] = MulticastProcessor.create(4)
+    mp.start()
+    a: TestSubscriber[int] = TestSubscriber(0)
+    b: TestSubscriber[int] = TestSubscriber(0)
+    mp.subscribe(a)
+    mp.subscribe(b)
+    assert [mp.offer(i) for i in range(5)] == [True, True, True, True, False]  # bounded by buffer_size
+    a.request(3)
+    a.assert_no_values()
+    b.request(1)
+    a.assert_values(0)
+    b.assert_values(0)
+    b.request(5)
+    a.assert_values(0, 1, 2)
+    b.assert_values(0, 1, 2)
+    b.cancel()  # a alone now paces
+    a.request(1).assert_values(0, 1, 2, 3)
+    mp.on_complete()
+    a.assert_complete().assert_no_violations()
+    b.assert_no_violations()
+    unbounded: MulticastProcessor[int] = MulticastProcessor.create(2)
+    unbounded.start_unbounded()
+    assert all(unbounded.offer(i) for i in range(10))
+    unbounded.on_complete()
+    unbounded.test().assert_result(*range(10)).assert_no_violations()
+
+
+def test_replay_processor_value_is_the_latest_retained_item() -> None:
+    from rstreams.processors import ReplayProcessor
+
+    rp: ReplayProcessor[int] = ReplayProcessor.create()
+    assert rp.value is None and not rp.has_value
+    rp.on_next(1)
+    rp.on_next(2)
+    assert rp.value == 2 and rp.values == [1, 2]
+
+
+# ---------------------------------------------------------------------------------------------
+# thread safety: seeded, bounded stress (short; run with -m stress)
+
+
+def _requester(ts: TestSubscriber[Any], rnd: random.Random, deadline: float, max_n: int) -> None:
+    while not ts.is_terminated and time.monotonic() < deadline:
+        ts.request(rnd.randint(1, max_n))
+        time.sleep(rnd.random() * 0.0003)
+
+
+def _in_threads(*fns: Any) -> None:
+    threads = [threading.Thread(target=f) for f in fns]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(15)
+        assert not t.is_alive()
+
+
+STRESS_SEEDS = range(3)
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", STRESS_SEEDS)
+def test_stress_flat_map_async_inners_mixed_scalars_random_demand(seed: int) -> None:
+    rnd = random.Random(seed)
+    sizes = [rnd.randint(0, 4) for _ in range(40)]
+
+    def inner(x: int) -> Flowable[int]:
+        if x % 5 == 0:
+            return Flowable.empty()
+        if x % 5 == 1:
+            return Flowable.just(x * 100)
+        return Flowable.range(x * 100, sizes[x]).subscribe_on(_io())
+
+    want = sorted(v for x in range(40) for v in (([] if x % 5 == 0 else [x * 100]) if x % 5 < 2 else range(x * 100, x * 100 + sizes[x])))
+    for mc in (1, 3, None):
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        Flowable.range(0, 40).hide().flat_map(inner, max_concurrency=mc, prefetch=2).subscribe(ts)
+        _requester(ts, rnd, time.monotonic() + 10, 4)
+        ts.await_done(10).assert_complete().assert_no_violations()
+        assert sorted(ts.values) == want
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", STRESS_SEEDS)
+def test_stress_zip_combine_latest_switch_map_cme_across_threads(seed: int) -> None:
+    deadline = time.monotonic() + 10
+    ts1: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.zip(Flowable.range(0, 120).subscribe_on(_io()), Flowable.range(0, 100).subscribe_on(_io()), prefetch=4).subscribe(ts1)
+    ts2: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.combine_latest(Flowable.range(0, 80).subscribe_on(_io()), Flowable.range(0, 60).subscribe_on(_io()), prefetch=4).subscribe(ts2)
+    ts3: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.range(0, 40).subscribe_on(_io()).switch_map(lambda x: Flowable.range(x * 10, 5).subscribe_on(_io()), prefetch=2).subscribe(ts3)
+    ts4: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.range(0, 30).concat_map_eager(lambda x: Flowable.range(x * 10, 3).subscribe_on(_io()), max_concurrency=4, prefetch=1).subscribe(ts4)
+    _in_threads(*[(lambda t=t, s=s: _requester(t, random.Random(s), deadline, 6)) for s, t in enumerate((ts1, ts2, ts3, ts4), seed * 10)])
+    ts1.await_done(10).assert_result(*[(i, i) for i in range(100)]).assert_no_violations()
+    ts2.await_done(10).assert_complete().assert_no_violations()
+    assert ts2.values[-1] == (79, 59)
+    ts3.await_done(10).assert_complete().assert_no_violations()
+    assert ts3.values[-5:] == [390, 391, 392, 393, 394]
+    ts4.await_done(10).assert_result(*[x * 10 + k for x in range(30) for k in range(3)]).assert_no_violations()
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", STRESS_SEEDS)
+def test_stress_amb_of_racing_sources_one_winner(seed: int) -> None:
+    for _ in range(20):
+        ts: TestSubscriber[int] = TestSubscriber()
+        Flowable.amb(*[Flowable.range(i * 100, 10).subscribe_on(_io()) for i in range(3)]).subscribe(ts)
+        ts.await_done(10).assert_complete().assert_no_violations()
+        assert len(ts.values) == 10 and len({v // 100 for v in ts.values}) == 1
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", STRESS_SEEDS)
+def test_stress_share_and_replay_subscribers_on_threads_see_the_whole_stream(seed: int) -> None:
+    n = 300
+    deadline = time.monotonic() + 10
+    shared = Flowable.range(0, n).subscribe_on(_io()).publish().ref_count(2)
+    a: TestSubscriber[int] = TestSubscriber(0)
+    b: TestSubscriber[int] = TestSubscriber(0)
+    shared.subscribe(a)
+    shared.subscribe(b)
+    _in_threads(lambda: _requester(a, random.Random(seed), deadline, 7), lambda: _requester(b, random.Random(seed + 1), deadline, 7))
+    for t in (a, b):
+        t.await_done(10).assert_result(*range(n)).assert_no_violations()
+
+    replayed = Flowable.range(0, n).subscribe_on(_io()).replay().auto_connect()
+    c: TestSubscriber[int] = TestSubscriber(0)
+    replayed.subscribe(c)
+    d: TestSubscriber[int] = TestSubscriber(0)
+
+    def late() -> None:
+        time.sleep(random.Random(seed).random() * 0.002)
+        replayed.subscribe(d)
+        _requester(d, random.Random(seed + 2), deadline, 9)
+
+    _in_threads(lambda: _requester(c, random.Random(seed + 3), deadline, 9), late)
+    for t in (c, d):
+        t.await_done(10).assert_result(*range(n)).assert_no_violations()
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", STRESS_SEEDS)
+def test_stress_multicast_processor_requesters_on_threads(seed: int) -> None:
+    from rstreams.processors import MulticastProcessor
+
+    n = 300
+    deadline = time.monotonic() + 10
+    mp: MulticastProcessor[int] = MulticastProcessor.create(8)
+    subs: list[TestSubscriber[int]] = [TestSubscriber(0) for _ in range(3)]
+    for s in subs:
+        mp.subscribe(s)
+    Flowable.range(0, n).subscribe_on(_io()).subscribe(mp)
+    _in_threads(*[(lambda t=t, i=i: _requester(t, random.Random(seed * 7 + i), deadline, 5)) for i, t in enumerate(subs)])
+    for t in subs:
+        t.await_done(10).assert_result(*range(n)).assert_no_violations()
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("seed", STRESS_SEEDS)
+def test_stress_behavior_and_replay_subscribers_arriving_while_emitting(seed: int) -> None:
+    from rstreams.processors import BehaviorProcessor, ReplayProcessor
+
+    n = 400
+    rnd = random.Random(seed)
+    bp: BehaviorProcessor[int] = BehaviorProcessor.create_default(-1)
+    rp: ReplayProcessor[int] = ReplayProcessor.create_with_size(10)
+    b_subs: list[TestSubscriber[int]] = []
+    r_subs: list[TestSubscriber[int]] = []
+
+    def emit() -> None:
+        for i in range(n):
+            bp.on_next(i)
+            rp.on_next(i)
+        bp.on_complete()
+        rp.on_complete()
+
+    def subscribe() -> None:
+        for _ in range(15):
+            tb: TestSubscriber[int] = TestSubscriber()
+            bp.subscribe(tb)
+            b_subs.append(tb)
+            tr: TestSubscriber[int] = TestSubscriber(0)
+            rp.subscribe(tr)
+            r_subs.append(tr)
+            time.sleep(rnd.random() * 0.0002)
+
+    _in_threads(emit, subscribe)
+    for tb in b_subs:
+        tb.await_done(10).assert_complete().assert_no_violations()
+        v = tb.values
+        if v:  # the latest (or the default), then every later item, in order
+            assert v == list(range(v[0], n)) or v == [-1, *range(n)]
+    for tr in r_subs:
+        _requester(tr, rnd, time.monotonic() + 10, 50)
+        tr.await_done(10).assert_complete().assert_no_violations()
+        v = tr.values
+        assert v and v == list(range(v[0], n))

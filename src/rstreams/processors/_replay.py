@@ -368,6 +368,12 @@ class ReplayProcessor(SubscriberSet[T]):
     def has_value(self) -> bool:
         return bool(self._buffer.snapshot())
 
+    @property
+    def value(self) -> T | None:
+        """The latest retained item, or None (RxJava ``getValue``)."""
+        items = self._buffer.snapshot()
+        return items[-1] if items else None
+
     def cleanup_buffer(self) -> None:
         """Release the chunks that only hold items outside the bounds (call serially with on_next)."""
         self._buffer.trim()
