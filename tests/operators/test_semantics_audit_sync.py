@@ -288,3 +288,70 @@ def test_on_error_return_item_none_fails_at_assembly() -> None:
 def test_first_on_empty_is_no_such_element_on_both_paths() -> None:
     for _name, src in sources([]):
         src.first().test().assert_error(NoSuchElementError).assert_no_violations()
+
+
+class _CancelOnFirst(TestSubscriber[Any]):
+    """Cancels from inside its first on_next."""
+
+    def on_next(self, item: Any) -> None:
+        super().on_next(item)
+        self.cancel()
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda f: f.take(1),
+        lambda f: f.take_until(lambda x: True),
+        lambda f: f.take_until(lambda x: False),
+        lambda f: f.first(),
+        lambda f: f.buffer(1),
+        lambda f: f.concat_with(Flowable.just(1)),
+        lambda f: f.scan(lambda a, b: a + b, 0),
+    ],
+    ids=["take", "take_until true", "take_until false", "first", "buffer", "concat_with", "scan seed"],
+)
+@pytest.mark.parametrize("data", [[0], [0, 1]])
+def test_rule_1_8_cancel_inside_the_last_on_next_stops_every_signal(op: Op, data: list[int]) -> None:
+    # the fused driver stops at once; the unfused take/take_until completed after the cancel
+    for _name, src in sources(data)[:2]:
+        ts = _CancelOnFirst()
+        op(src).subscribe(ts)
+        ts.assert_value_count(1).assert_no_errors().assert_not_complete().assert_no_violations()
+
+
+def test_take_until_predicate_not_called_after_cancel_inside_on_next() -> None:
+    for _name, src in sources([0, 1]):
+        seen: list[int] = []
+        ts = _CancelOnFirst()
+        src.take_until(lambda x, seen=seen: seen.append(x) or False).subscribe(ts)
+        ts.assert_values(0).assert_not_complete().assert_no_violations()
+        assert seen == []
+
+
+def test_none_seed_and_contains_none_fail_at_assembly_with_none_element_error() -> None:
+    with pytest.raises(NoneElementError):
+        Flowable.just(1).reduce(lambda a, b: a + b, None)
+    with pytest.raises(NoneElementError):
+        Flowable.just(1).contains(None)
+    with pytest.raises(NoneElementError):
+        Flowable.just(1).scan(lambda a, b: a + b, None)
+    Flowable.just(1).reduce(lambda a, b: a + b, 0).test().assert_result(1).assert_no_violations()
+
+
+@pytest.mark.parametrize("initial", [MAX, 5])
+def test_rule_3_12_no_mapper_call_after_a_cancel_from_inside_on_next(initial: int) -> None:
+    # RxJava: once the subscriber cancelled in onNext the source emits nothing more, so the
+    # mapper never sees another element; the fused loop used to pull the chain once more
+    for name, src in sources([1, 2, 3]) + [("range", Flowable.range(1, 3)), ("hidden range", Flowable.range(1, 3).hide())]:
+        calls: list[int] = []
+
+        class Sub(TestSubscriber[Any]):
+            def on_next(self, item: Any) -> None:
+                super().on_next(item)
+                self.cancel()
+
+        ts = Sub(initial)
+        src.map(lambda x, calls=calls: calls.append(x) or x).subscribe(ts)
+        ts.assert_values(1).assert_not_complete().assert_no_errors().assert_no_violations()
+        assert calls == [1], f"{name}: mapper called for {calls}"

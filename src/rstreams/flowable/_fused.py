@@ -356,18 +356,22 @@ class IterSubscription(Generic[T]):
                                 break
                         if self._cancelled:
                             return
+                    elif self._cancelled:
+                        return
                     elif self._fusion.names == _RANGE_ONLY:
+                        # the cancelled check follows on_next: a cancel from inside on_next stops
+                        # the loop before the chain is pulled again (no user code runs after it)
                         for x in src:  # ints only: no None check needed
+                            on_next(x)
                             if self._cancelled:
                                 return
-                            on_next(x)
                     else:
                         for x in src:
-                            if self._cancelled:
-                                return
                             if x is None:
                                 raise self._fusion.none_error()
                             on_next(x)
+                            if self._cancelled:
+                                return
                 except Exception as ex:
                     self._error(d, ex)
                     return
@@ -385,14 +389,14 @@ class IterSubscription(Generic[T]):
                 if on_batch is not None:
                     # batch hand-off (to observe_on & co.): one C-speed slice, one call per batch
                     count = len(_take_batch(src, want, on_batch, self._fusion))
-                else:
+                elif not self._cancelled:
                     for x in src:
-                        if self._cancelled:
-                            return
                         if x is None:
                             raise self._fusion.none_error()
                         on_next(x)
                         count += 1
+                        if self._cancelled:
+                            return  # checked after on_next: no pull after a cancel from inside it
             except Exception as ex:
                 self._error(d, ex)
                 return

@@ -16,6 +16,7 @@ from typing import Any, Final, Generic, TypeVar, final
 
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import MAX_DEMAND, Subscriber, Subscription
+from ...errors import NoneElementError
 from .._base import none_result_error
 from .._enums import NOTSET
 from .._flowable import Flowable
@@ -416,7 +417,7 @@ def _callable(name: str, fn: object) -> None:
 def reduce(source: Flowable[T], reducer: Callable[[Any, T], Any], seed: Any = NOTSET) -> Flowable[Any]:
     _callable("reduce", reducer)
     if seed is None:
-        raise TypeError("reduce(): seed must not be None (rule 2.13: None is not an element)")
+        raise NoneElementError("reduce(): seed must not be None (rule 2.13: None is not an element)")
     return _AggregateFlowable(source, lambda: _Reduce(reducer, seed))
 
 
@@ -453,5 +454,5 @@ def any_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[bool
 
 def contains(source: Flowable[T], item: object) -> Flowable[bool]:
     if item is None:
-        raise TypeError("contains(None): None is never an element (rule 2.13)")
+        raise NoneElementError("contains(None): None is never an element (rule 2.13)")
     return _AggregateFlowable(source, lambda: _Any(lambda x: x == item))

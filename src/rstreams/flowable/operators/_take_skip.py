@@ -27,13 +27,16 @@ def _check_count(name: str, n: object) -> int:
 
 @final
 class _TakeSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_remaining", "_limit", "_asked")
+    __slots__ = ("_remaining", "_limit", "_asked", "_cancelled")
 
     def __init__(self, downstream: Subscriber[T], limit: int) -> None:
         super().__init__(downstream)
         self._remaining = limit
         self._limit = limit
         self._asked = AtomicInt(0)  # total forwarded upstream (race: concurrent request calls)
+        # the downstream cancelled (maybe inside the last on_next); a plain flag: a stale read on
+        # another thread only delays the stop, which rule 1.8 allows ("eventually")
+        self._cancelled = False
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if self._limit == 0 and not self.done:
@@ -53,7 +56,14 @@ class _TakeSubscriber(BasicSubscriber[T, T]):
         self.downstream.on_next(item)
         if r == 0:
             self.upstream.cancel()
-            self.on_complete()
+            if self._cancelled:
+                self.done = True  # rule 1.8: cancelled inside the last on_next: no completion
+            else:
+                self.on_complete()
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self.upstream.cancel()
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:

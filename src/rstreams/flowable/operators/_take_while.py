@@ -89,16 +89,24 @@ def take_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowabl
 
 @final
 class _TakeUntilPredicateSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_stop",)
+    __slots__ = ("_stop", "_cancelled")
 
     def __init__(self, downstream: Subscriber[T], stop: Callable[[T], object]) -> None:
         super().__init__(downstream)
         self._stop = stop
+        self._cancelled = False  # the downstream cancelled (maybe inside on_next)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self.upstream.cancel()
 
     def on_next(self, item: T) -> None:
         if self.done:
             return
         self.downstream.on_next(item)
+        if self._cancelled:
+            self.done = True  # rule 1.8: cancelled inside on_next: no further signal
+            return
         try:
             b = self._stop(item)
         except Exception as e:
