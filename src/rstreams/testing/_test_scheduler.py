@@ -51,6 +51,10 @@ class _TestWorker(Worker):
     def now(self) -> float:
         return self._scheduler.now()
 
+    def dispose(self) -> None:
+        if self._disposed.try_set():  # once
+            self._scheduler._purge(self)  # its pending tasks go at once (rule 3.13: no reference kept)
+
 
 class TestScheduler(Scheduler):
     """Virtual time (seconds, starting at ``start``).
@@ -80,6 +84,14 @@ class TestScheduler(Scheduler):
             # FIFO among equal due times: the sequence number breaks ties
             heapq.heappush(self._queue, (self._now_ns + _to_ns(delay), next(self._seq), handle, worker))
         return handle
+
+    def _purge(self, worker: _TestWorker) -> None:
+        with self._lock:
+            q = self._queue
+            kept = [e for e in q if e[3] is not worker]
+            if len(kept) != len(q):
+                heapq.heapify(kept)
+                self._queue = kept
 
     def advance_by(self, dt: float) -> None:
         """Move the clock forward by ``dt`` seconds, running every task that falls due."""
