@@ -162,6 +162,35 @@ def test_periodic_handle_dispose_drops_the_pending_run_at_once() -> None:
     assert ticks == [1.0, 2.0]
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda f, s: f.delay(5, s),
+        lambda f, s: f.debounce(5, s),
+        lambda f, s: f.sample(5, s),
+        lambda f, s: f.timeout(5, scheduler=s),
+        lambda f, s: f.buffer_timed(5, scheduler=s),
+        lambda f, s: f.throttle_latest(5, s),
+    ],
+)
+def test_rule_3_13_cancel_leaves_no_reference_to_the_subscriber_in_the_scheduler(op: Any) -> None:
+    import gc
+    import weakref
+
+    ts = TestScheduler()
+    tp: TestPublisher[int] = TestPublisher.create()
+    sub: TestSubscriber[Any] = TestSubscriber()
+    op(Flowable.from_publisher(tp), ts).subscribe(sub)
+    tp.next(1, 2)
+    sub.cancel()
+    sub.assert_no_violations()
+    ref = weakref.ref(sub)
+    del sub
+    gc.collect()
+    assert ref() is None
+    assert ts._queue == []  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("name", ["immediate", "trampoline"])
 def test_caller_thread_workers_restore_contextvars_captured_at_creation(name: str) -> None:
     s: Scheduler = getattr(schedulers, name)()
