@@ -73,8 +73,13 @@ def test_unbroken_whitebox_subscriber_passes_the_same_tests() -> None:
 
 @pytest.mark.parametrize("name", [n for n in kit_tests(SubscriberWhiteboxVerification) if not n.startswith("test_untested")])
 def test_whitebox_subscriber_never_registering_on_subscribe_fails_every_test(name: str) -> None:
+    """As the JVM kit's SubscriberNoRegisterOnSubscribeTest: every test with the whitebox setup fails
+    naming the missing registration; the two 2.3 tests run 'without setup' and do not need it."""
     cls = verification("whitebox", lambda probe: BrokenSubscriber(probe, "no_register"), timeout_ms=80)
-    require_failure(cls, name, "did not call probe.register_on_subscribe")
+    if name in (S203C, S203E):
+        require_pass(cls, name)
+    else:
+        require_failure(cls, name, "did not call probe.register_on_subscribe")
 
 
 B = "test_required_"
