@@ -213,8 +213,10 @@ class Scheduler(ABC):
     def now(self) -> float:
         return time.monotonic()
 
-    def schedule_direct(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
-        """Run ``task`` once on a fresh worker, which is disposed after it."""
+    def schedule_direct(self, task: Task, delay: float = 0.0) -> Any:
+        """Run ``task`` once on a fresh worker, which is disposed after it; disposing the returned
+        handle before the task ran disposes that worker too (a new_thread() thread ends, an io()
+        thread is released)."""
         w = self.create_worker()
 
         def run() -> None:
@@ -223,7 +225,7 @@ class Scheduler(ABC):
             finally:
                 w.dispose()
 
-        return w.schedule(run, delay)
+        return _CompositeHandle(w.schedule(run, delay), w)
 
     def schedule_periodic_direct(self, task: Task, initial_delay: float, period: float) -> Any:
         """Run ``task`` periodically on a dedicated worker; disposing the handle disposes the worker."""
