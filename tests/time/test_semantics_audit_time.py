@@ -281,6 +281,20 @@ def test_loop_worker_survives_a_delay_beyond_the_platform_timeout(name: str) -> 
     w.dispose()
 
 
+def test_schedule_direct_dispose_before_running_ends_its_worker_thread() -> None:
+    before = set(threading.enumerate())
+    handles = [schedulers.new_thread().schedule_direct(lambda: None, 60) for _ in range(3)]
+    for h in handles:
+        h.dispose()
+        assert h.is_disposed
+    started = [
+        t for t in threading.enumerate() if t not in before and t.name.startswith("rstreams-new-thread")
+    ]
+    for t in started:
+        t.join(10)
+    assert not any(t.is_alive() for t in started)  # no thread leaks for a task that never runs
+
+
 def test_loop_worker_forgets_a_disposed_timed_task_at_once() -> None:
     # debounce disposes one timer per element: the worker must not keep every disposed handle
     w = schedulers.single().create_worker()
