@@ -266,3 +266,66 @@ def test_optional_spec104_failures_count_in_the_cli_exit_status() -> None:
     cls = verification("publisher", lambda n: SyncRangePublisher(0, n), failed=lambda: FailedPublisher("no_error"))
     result = run_test(cls, "test_optional_spec104_must_signal_on_error_when_fails")
     assert result.outcome == "FAILED" and result.is_required_failure
+
+
+# -- ports of the JVM kit's own meta-tests not covered elsewhere ---------------------------------
+
+
+class _Custom:
+    """A Publisher built from a ``request(subscriber, n)`` and an optional ``cancel(subscriber)``."""
+
+    def __init__(self, on_request: Any, on_cancel: Any = None, before: Any = None) -> None:
+        self.on_request = on_request
+        self.on_cancel = on_cancel
+        self.before = before
+
+    def subscribe(self, subscriber: Any) -> None:
+        if subscriber is None:
+            raise TypeError("subscribe(None)")
+        outer = self
+
+        class _Sub:
+            def request(self, n: int) -> None:
+                outer.on_request(subscriber, n)
+
+            def cancel(self) -> None:
+                if outer.on_cancel is not None:
+                    outer.on_cancel(subscriber)
+
+        if self.before is not None:
+            self.before(subscriber)
+            return
+        subscriber.on_subscribe(_Sub())
+
+
+def test_jvm_meta_spec307_cancel_signalling_on_error_fails() -> None:
+    pub = _Custom(lambda s, n: None, on_cancel=lambda s: s.on_error(RuntimeError("Boom!")))
+    cls = verification("publisher", lambda n: pub)
+    require_failure(cls, P + "spec307_after_subscription_is_cancelled_additional_cancelations_must_be_nops", "Rule 3.7")
+
+
+def test_jvm_meta_spec309_any_value_error_message_passes() -> None:
+    def on_request(s: Any, n: int) -> None:
+        if n <= 0:
+            s.on_error(ValueError("Illegal request value detected!"))
+
+    cls = verification("publisher", lambda n: _Custom(on_request))
+    require_pass(cls, P + "spec309_request_zero_must_signal_value_error")
+    require_optional_failure(
+        cls, "test_optional_spec309_request_negative_number_may_signal_value_error_with_specific_message", "3.9"
+    )
+
+
+def test_jvm_meta_signals_before_on_subscribe_fail_spec109() -> None:
+    name = P + "spec109_must_issue_on_subscribe_for_non_none_subscriber"
+    for before in (lambda s: s.on_next(1337), lambda s: s.on_error(RuntimeError("Boom!")), lambda s: s.on_complete()):
+        require_failure(verification("publisher", lambda n, b=before: _Custom(lambda s, k: None, before=b)), name, "Rule 1.9")
+    eager = verification("publisher", lambda n: _Custom(lambda s, k: None, before=lambda s: s.on_complete()), max_elements=0)
+    require_optional_failure(eager, "test_optional_spec105_empty_stream_must_terminate_by_signalling_on_complete", "1.9")
+
+
+def test_jvm_meta_spec102_and_spec107_with_a_demand_ignoring_publisher() -> None:
+    cls = verification("publisher", lambda n: DemandIgnoringSyncPublisher())
+    require_failure(cls, P + "spec107_must_not_emit_further_signals_once_on_complete_has_been_signalled", "on_next")
+    require_failure(cls, P + "spec306_after_subscription_is_cancelled_request_must_be_nops", "Rule 3.6")
+    require_pass(cls, P + "spec307_after_subscription_is_cancelled_additional_cancelations_must_be_nops")

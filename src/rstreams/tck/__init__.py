@@ -16,7 +16,8 @@ Verify your Publisher in a pytest module::
         def create_failed_publisher(self): return None
 
 Outcomes: a broken REQUIRED rule fails with a message naming the rule; an OPTIONAL rule that is not
-implemented is an ``xfail`` ("does NOT implement OPTIONAL rule 1.11: ..."); untested rules and
+implemented is an ``xfail`` ("does NOT implement OPTIONAL rule 1.11: ..."), except that, as in the
+JVM kit, ``optional_spec104`` fails when the given failed Publisher misbehaves; untested rules and
 config-gated tests skip with the reason. Each test gets a fresh :class:`TestEnvironment`, so the kit
 runs under pytest-xdist. Timeouts: ``RSTREAMS_TCK_TIMEOUT_MS`` (200), ``RSTREAMS_TCK_NO_SIGNALS_TIMEOUT_MS``
 (100), ``RSTREAMS_TCK_POLL_TIMEOUT_MS`` (10), ``RSTREAMS_TCK_GC_TIMEOUT_MS`` (300); the JVM names
