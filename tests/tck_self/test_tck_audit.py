@@ -329,3 +329,33 @@ def test_jvm_meta_spec102_and_spec107_with_a_demand_ignoring_publisher() -> None
     require_failure(cls, P + "spec107_must_not_emit_further_signals_once_on_complete_has_been_signalled", "on_next")
     require_failure(cls, P + "spec306_after_subscription_is_cancelled_request_must_be_nops", "Rule 3.6")
     require_pass(cls, P + "spec307_after_subscription_is_cancelled_additional_cancelations_must_be_nops")
+
+
+def test_jvm_meta_processor_swallowing_errors_fails_spec104() -> None:
+    """JVM IdentityProcessorVerificationTest: a Processor that answers any request with on_next(0) and
+    swallows the upstream error fails spec104 while waiting for the error."""
+
+    class Swallowing:
+        def subscribe(self, s: Any) -> None:
+            class _Sub:
+                def request(self, n: int) -> None:
+                    s.on_next(0)
+
+                def cancel(self) -> None:
+                    pass
+
+            s.on_subscribe(_Sub())
+
+        def on_subscribe(self, s: Any) -> None:
+            s.request(1)
+
+        def on_next(self, item: Any) -> None:
+            pass
+
+        def on_error(self, error: BaseException) -> None:
+            pass
+
+        def on_complete(self) -> None:
+            pass
+
+    require_failure(verification("processor", lambda size: Swallowing()), OWN_104, "Rule 4.2", "did not reach downstream 1")
