@@ -17,11 +17,11 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._spec import Subscriber
-from ...errors import MissingBackpressureError
+from ..._spec import Subscriber, null_element_message
+from ...errors import MissingBackpressureError, NoneElementError
 from ...schedulers import Scheduler
 
-__all__ = ["resolve_scheduler", "check_duration", "SerializedOut", "missing_backpressure", "NOOP"]
+__all__ = ["resolve_scheduler", "check_duration", "SerializedOut", "missing_backpressure", "none_refused", "NOOP"]
 
 
 def resolve_scheduler(op: str, scheduler: Scheduler | None) -> Scheduler:
@@ -62,6 +62,14 @@ def missing_backpressure(op: str, what: str, fix: str | None = None) -> MissingB
             f"{op}(), or request more"
         )
     return MissingBackpressureError(f"{op}(): {what}: the downstream has not requested it; {fix}")
+
+
+def none_refused(method: str) -> NoneElementError:
+    """What a time operator's ``on_subscribe``/``on_next``/``on_error`` raises to its caller for a
+    ``None`` argument (rule 2.13), before any state change: a None element would otherwise be
+    timed, wrapped (``Timed(None, t)``, ``[None]``) or raised later on a timer thread, where no
+    caller can see it and the stream hangs."""
+    return NoneElementError(null_element_message(method))
 
 
 @final

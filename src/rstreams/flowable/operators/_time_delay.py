@@ -30,7 +30,7 @@ from ..._internal.subscriptions import CANCELLED, DeferredSubscription
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
-from ._time_common import NOOP, SerializedOut, check_duration, resolve_scheduler
+from ._time_common import NOOP, SerializedOut, check_duration, none_refused, resolve_scheduler
 
 __all__ = ["delay", "delay_subscription"]
 
@@ -54,6 +54,8 @@ class _DelaySubscriber:
         self._done = False
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         if self._upstream is not CANCELLED:
             subscription.cancel()  # rule 2.5
             return
@@ -66,11 +68,15 @@ class _DelaySubscriber:
         self._out.run(lambda: d.on_subscribe(self))
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if self._done:
             return
         self._worker.schedule(lambda: self._out.on_next(item), self._delay)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         if self._done:
             return
         self._done = True
@@ -147,12 +153,18 @@ class _DelaySubscriptionSubscriber(DeferredSubscription):
             self._source.subscribe(self)
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         self.set_upstream(subscription)
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         self._downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         d = self._downstream
         self._downstream = NOOP
         d.on_error(error)

@@ -23,7 +23,7 @@ from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from ._time_common import check_duration, resolve_scheduler
+from ._time_common import check_duration, none_refused, resolve_scheduler
 
 __all__ = ["take_for", "skip_for"]
 
@@ -51,9 +51,13 @@ class _TakeForSubscriber(BasicSubscriber[Any, Any]):
         self._hs.on_complete()
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         self._hs.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         self._worker.dispose()
         self._hs.on_error(error)
 
@@ -77,6 +81,8 @@ class _SkipForSubscriber(BasicSubscriber[Any, Any]):
         self._duration = duration
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         if self._duration <= 0:
             self._open = True
         else:
@@ -88,12 +94,16 @@ class _SkipForSubscriber(BasicSubscriber[Any, Any]):
         self._worker.dispose()
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if self._open:
             self.downstream.on_next(item)
         elif not self.done:
             self.upstream.request(1)  # replace the dropped element (demand is not lost)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         self._worker.dispose()
         super().on_error(error)
 

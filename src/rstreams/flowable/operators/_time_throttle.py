@@ -31,7 +31,7 @@ from typing import Any, TypeVar, final
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
-from ._time_common import check_duration, resolve_scheduler
+from ._time_common import check_duration, none_refused, resolve_scheduler
 from ._timed_chunks import TimedBase
 
 __all__ = ["debounce", "sample", "throttle_first", "throttle_latest"]
@@ -65,6 +65,8 @@ class _DebounceSubscriber(TimedBase):
         self._timer: Any = None
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if self._done:
             return
         idx = self._index + 1
@@ -138,6 +140,8 @@ class _SampleSubscriber(TimedBase):
             self._worker.schedule_periodic(self._tick, self._period, self._period)
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         self._latest.append(item)
 
     def _tick(self) -> None:
@@ -205,6 +209,8 @@ class _ThrottleFirstSubscriber(TimedBase):
         self._timer: Any = None
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if self._done or self._gate:
             return
         self._gate = True
@@ -264,6 +270,8 @@ class _ThrottleLatestSubscriber(TimedBase):
         self._emit_last = emit_last
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if self._done:
             return
         self._latest.append(item)

@@ -31,7 +31,7 @@ from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._base import none_result_error
 from .._flowable import Flowable
-from ._time_common import NOOP, check_duration, resolve_scheduler
+from ._time_common import NOOP, check_duration, none_refused, resolve_scheduler
 
 __all__ = ["timeout", "timeout_selector"]
 
@@ -62,10 +62,14 @@ class _TimeoutSubscriber(SubscriptionArbiter):
 
     # -- main source -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         if set_once(self._main, subscription, self._op):
             self.set_subscription(subscription)
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         ix = self._index
         i = ix.get()
         if i == _DONE or not ix.compare_and_set(i, i + 1):
@@ -76,6 +80,8 @@ class _TimeoutSubscriber(SubscriptionArbiter):
         self._arm(i + 1, item)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         if self._index.get_and_set(_DONE) == _DONE:
             plugins.on_error(error, f"{self._op}: on_error after the timeout")
             return
@@ -156,12 +162,18 @@ class _FallbackSubscriber:
         self._parent = parent
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         self._parent.set_subscription(subscription)
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         self._parent._downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         self._parent._terminate(error)
 
     def on_complete(self) -> None:
@@ -254,6 +266,8 @@ class _TimeoutInner:
         self._fired = False
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         if set_once(self._upstream, subscription, "timeout_selector"):
             subscription.request(1)
 
@@ -264,6 +278,8 @@ class _TimeoutInner:
             self._parent.timed_out(self._index, self._parent.describe(self._index))
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         if self._fired:
             plugins.on_error(error, "timeout_selector: the timeout publisher failed after firing")
             return

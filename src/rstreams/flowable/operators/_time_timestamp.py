@@ -14,7 +14,7 @@ from ..._spec import Subscriber
 from ...schedulers import Scheduler
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from ._time_common import resolve_scheduler
+from ._time_common import none_refused, resolve_scheduler
 
 __all__ = ["Timed", "timestamp", "time_interval"]
 
@@ -28,8 +28,19 @@ class Timed(NamedTuple, Generic[T]):
     time: float
 
 
+class _TimeOfSubscriber(BasicSubscriber[Any, Any]):
+    """Refuses a None error at once (rule 2.13), as on_next refuses a None element."""
+
+    __slots__ = ()
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
+        super().on_error(error)
+
+
 @final
-class _TimestampSubscriber(BasicSubscriber[Any, Any]):
+class _TimestampSubscriber(_TimeOfSubscriber):
     __slots__ = ("_now",)
 
     def __init__(self, downstream: Subscriber[Any], scheduler: Scheduler) -> None:
@@ -37,12 +48,14 @@ class _TimestampSubscriber(BasicSubscriber[Any, Any]):
         self._now = scheduler.now
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if not self.done:
             self.downstream.on_next(Timed(item, self._now()))
 
 
 @final
-class _TimeIntervalSubscriber(BasicSubscriber[Any, Any]):
+class _TimeIntervalSubscriber(_TimeOfSubscriber):
     __slots__ = ("_now", "_last")
 
     def __init__(self, downstream: Subscriber[Any], scheduler: Scheduler) -> None:
@@ -51,6 +64,8 @@ class _TimeIntervalSubscriber(BasicSubscriber[Any, Any]):
         self._last = scheduler.now()
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if self.done:
             return
         t = self._now()

@@ -29,7 +29,7 @@ from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_re
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Worker
-from ._time_common import NOOP, SerializedOut, missing_backpressure
+from ._time_common import NOOP, SerializedOut, missing_backpressure, none_refused
 
 __all__ = ["TimedBase", "TimedChunks"]
 
@@ -61,6 +61,8 @@ class TimedBase:
         self._op = op
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise none_refused("on_subscribe")  # rule 2.13
         if self._upstream is not CANCELLED:
             subscription.cancel()  # rule 2.5
             return
@@ -75,6 +77,8 @@ class TimedBase:
         subscription.request(MAX_DEMAND)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         if self._done:
             return
         self._done = True
@@ -174,10 +178,14 @@ class TimedChunks(TimedBase):
             self._start_timer()
 
     def on_next(self, item: Any) -> None:
+        if item is None:
+            raise none_refused("on_next")  # rule 2.13
         if not self._done:
             self._out.run(lambda: self._on_item(item))
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
         self._out.run(lambda: self._end(error))
 
     def on_complete(self) -> None:
