@@ -435,6 +435,69 @@ def test_rule_2_13_none_durations_are_rejected_at_assembly(make: Callable[[TestS
         make(TestScheduler())
 
 
+class _Capture:
+    """A Publisher that hands the test the operator's Subscriber (to call its on_* directly)."""
+
+    def __init__(self) -> None:
+        self.subscriber: Any = None
+        self.requested = 0
+        self.cancelled = False
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscriber = subscriber
+        outer = self
+
+        class _S:
+            def request(self, n: int) -> None:
+                outer.requested += n
+
+            def cancel(self) -> None:
+                outer.cancelled = True
+
+        subscriber.on_subscribe(_S())
+
+
+@pytest.mark.parametrize(
+    ("op", "want"),
+    [
+        (lambda f, s: f.delay(1, s), [1]),
+        (lambda f, s: f.delay(1, s, delay_error=True), [1]),
+        (lambda f, s: f.delay_subscription(0, s), [1]),
+        (lambda f, s: f.debounce(1, s), [1]),
+        (lambda f, s: f.sample(1, s, emit_last=True), [1]),
+        (lambda f, s: f.throttle_first(1, s), [1]),
+        (lambda f, s: f.throttle_latest(1, s), [1]),
+        (lambda f, s: f.buffer_timed(1, scheduler=s), [[1]]),
+        (lambda f, s: f.window_timed(1, scheduler=s).concat_map(lambda w: w.to_list()), [[1]]),
+        (lambda f, s: f.timeout(1, scheduler=s), [1]),
+        (lambda f, s: f.take_for(5, s), [1]),
+        (lambda f, s: f.skip_for(0, s), [1]),
+        (lambda f, s: f.timestamp(s).map(lambda t: t.value), [1]),
+        (lambda f, s: f.time_interval(s).map(lambda t: t.value), [1]),
+    ],
+)
+def test_rule_2_13_time_operator_subscriber_refuses_none_and_keeps_working(op: Any, want: list[Any]) -> None:
+    # rule 2.13: on_next/on_error/on_subscribe(None) raise TypeError to the caller, with no state
+    # change (not timed, wrapped in Timed or a list, or raised later on a timer thread)
+    ts = TestScheduler()
+    cap = _Capture()
+    sub: TestSubscriber[Any] = TestSubscriber()
+    op(Flowable.from_publisher(cap), ts).subscribe(sub)
+    ts.trigger_actions()  # delay_subscription: subscribed now
+    s = cap.subscriber
+    with pytest.raises(TypeError):
+        s.on_next(None)
+    with pytest.raises(TypeError):
+        s.on_error(None)
+    with pytest.raises(TypeError):
+        s.on_subscribe(None)
+    s.on_next(1)
+    ts.advance_by(0.5)
+    s.on_complete()
+    ts.advance_by(1)
+    sub.assert_result(*want).assert_no_violations()
+
+
 # =============================================================================================
 # delay, delay_subscription
 # =============================================================================================
