@@ -143,7 +143,14 @@ class _ExecutorWorker(Worker):
             tw = self._timer_worker()
             if tw is None:  # disposed meanwhile
                 return DISPOSED
-            tw.schedule(lambda: self._enqueue(handle), delay)
+            if tw.schedule(lambda: self._enqueue(handle), delay) is DISPOSED:
+                # the timer scheduler was shut down under us (schedulers.shutdown()): a fresh timer
+                # worker restarts it; race: another thread may have replaced it first (CAS)
+                self._timers.compare_and_set(tw, None)
+                tw = self._timer_worker()
+                if tw is None:
+                    return DISPOSED
+                tw.schedule(lambda: self._enqueue(handle), delay)
         else:
             self._enqueue(handle)
         return handle
