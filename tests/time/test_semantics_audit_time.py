@@ -243,6 +243,21 @@ def test_delay_on_from_executor_keeps_elements_in_order() -> None:
         pool.shutdown(wait=True)
 
 
+def test_executor_worker_delayed_tasks_survive_a_shutdown_of_the_timer_scheduler() -> None:
+    pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="audit-exec")
+    try:
+        w = schedulers.from_executor(pool).create_worker()
+        first, second = threading.Event(), threading.Event()
+        w.schedule(first.set, 0.001)
+        assert first.wait(10)
+        schedulers.shutdown()  # the shared computation threads stop (they restart on next use)
+        w.schedule(second.set, 0.001)
+        assert second.wait(10)
+        w.dispose()
+    finally:
+        pool.shutdown(wait=True)
+
+
 def test_executor_worker_dispose_drops_its_delayed_tasks() -> None:
     pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="audit-exec")
     try:
