@@ -244,17 +244,22 @@ def test_delay_on_from_executor_keeps_elements_in_order() -> None:
 
 
 def test_executor_worker_delayed_tasks_survive_a_shutdown_of_the_timer_scheduler() -> None:
+    from rstreams.schedulers._local import ExecutorScheduler
+    from rstreams.schedulers._threads import ComputationScheduler
+
     pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="audit-exec")
+    timers = ComputationScheduler(1, name="audit-timers")  # private: the shared ones stay up
     try:
-        w = schedulers.from_executor(pool).create_worker()
+        w = ExecutorScheduler(pool, timers).create_worker()
         first, second = threading.Event(), threading.Event()
         w.schedule(first.set, 0.001)
         assert first.wait(10)
-        schedulers.shutdown()  # the shared computation threads stop (they restart on next use)
+        timers.shutdown()  # its threads stop (they restart on next use)
         w.schedule(second.set, 0.001)
         assert second.wait(10)
         w.dispose()
     finally:
+        timers.shutdown()
         pool.shutdown(wait=True)
 
 
