@@ -359,3 +359,18 @@ def test_jvm_meta_processor_swallowing_errors_fails_spec104() -> None:
             pass
 
     require_failure(verification("processor", lambda size: Swallowing()), OWN_104, "Rule 4.2", "did not reach downstream 1")
+
+
+def test_a_publisher_that_never_completes_passes_every_test_it_is_not_skipped_from() -> None:
+    """JVM: UnboundedIntegerIncrementPublisherTest (max_elements_from_publisher() == Long.MAX_VALUE,
+    create_publisher(n) ignores n). The kit's spec302 kept requesting from every on_next and recorded
+    the elements, so the 33rd one overflowed its receive buffer: a false rule 1.1 failure."""
+    import itertools
+
+    from rstreams.tck import ThreadPoolIterablePublisher
+    from rstreams.tck._runner import run_verification
+
+    for make in (lambda n: ThreadPoolIterablePublisher(itertools.count()), lambda n: SyncRangePublisher(0, 2**63)):
+        cls = verification("publisher", make, max_elements=2**63 - 1, timeout_ms=1000)
+        results = run_verification(cls, select="test_required_")
+        assert [(r.name, r.message) for r in results if r.outcome not in ("passed", "skipped")] == []
