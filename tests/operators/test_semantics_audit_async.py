@@ -1261,3 +1261,13 @@ def test_stress_behavior_and_replay_subscribers_arriving_while_emitting(seed: in
         tr.await_done(10).assert_complete().assert_no_violations()
         v = tr.values
         assert v and v == list(range(v[0], n))
+
+
+def test_combine_latest_amb_with_latest_from_accept_an_iterable_of_sources() -> None:
+    # as merge/zip/concat do (RxJava's Iterable overloads)
+    Flowable.combine_latest([Flowable.just(1), Flowable.just(2)], lambda a, b: a + b).test().assert_result(3).assert_no_violations()
+    Flowable.combine_latest([Flowable.just(1), Flowable.just(2)]).test().assert_result((1, 2)).assert_no_violations()
+    Flowable.amb(iter([Flowable.never(), Flowable.just(5)])).test().assert_result(5).assert_no_violations()
+    Flowable.just(1).with_latest_from([Flowable.just(10), Flowable.just(100)], lambda a, b, c: a + b + c).test().assert_result(
+        111
+    ).assert_no_violations()

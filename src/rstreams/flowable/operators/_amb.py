@@ -151,6 +151,8 @@ class _AmbFlowable(Flowable[Any]):
 
 
 def amb(*sources: Publisher[Any]) -> Flowable[Any]:
+    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
+        sources = tuple(sources[0])  # type: ignore[arg-type]  # amb([a, b]) as RxJava's amb(Iterable)
     for s in sources:
         if not hasattr(s, "subscribe"):
             raise TypeError(f"amb(): expected Publishers, got {type(s).__name__}")

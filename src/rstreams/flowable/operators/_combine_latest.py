@@ -242,6 +242,8 @@ def _split_sources(name: str, args: tuple[Any, ...]) -> tuple[tuple[Publisher[An
     fn: Callable[..., Any] = lambda *xs: tuple(xs)  # noqa: E731
     if items and callable(items[-1]) and not hasattr(items[-1], "subscribe"):
         fn = items.pop()
+    if len(items) == 1 and not hasattr(items[0], "subscribe") and hasattr(items[0], "__iter__"):
+        items = list(items[0])  # combine_latest([a, b], fn) as RxJava's combineLatest(Iterable, combiner)
     for s in items:
         if not hasattr(s, "subscribe"):
             raise TypeError(f"{name}(): expected Publishers (and an optional trailing combiner), got {type(s).__name__}")
