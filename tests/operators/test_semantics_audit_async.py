@@ -1271,3 +1271,15 @@ def test_combine_latest_amb_with_latest_from_accept_an_iterable_of_sources() -> 
     Flowable.just(1).with_latest_from([Flowable.just(10), Flowable.just(100)], lambda a, b, c: a + b + c).test().assert_result(
         111
     ).assert_no_violations()
+
+
+def test_auto_connect_hands_the_connection_to_on_connect() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    connections: list[Any] = []
+    ac = Flowable.from_publisher(tp).publish().auto_connect(1, connections.append)
+    ts = ac.test()
+    assert len(connections) == 1
+    tp.next(1)
+    connections[0].dispose()  # the caller can disconnect
+    assert tp.was_cancelled
+    ts.assert_values(1).assert_no_violations()

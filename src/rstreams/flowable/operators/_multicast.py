@@ -146,9 +146,11 @@ class ConnectableFlowable(Flowable[T]):
             raise ValueError(f"ref_count(): subscriber_count must be >= 1, got {subscriber_count}")
         return _RefCount(self, subscriber_count)
 
-    def auto_connect(self, n: int = 1) -> Flowable[T]:
+    def auto_connect(self, n: int = 1, on_connect: Callable[[Disposable], Any] | None = None) -> Flowable[T]:
         """Connect when the ``n``-th subscriber arrives (at once if ``n == 0``); never disconnect
-        (cancelling subscribers do not cancel the upstream).
+        (cancelling subscribers do not cancel the upstream). ``on_connect`` receives the
+        connection's Disposable (RxJava ``autoConnect(n, connection)``), so the caller can
+        disconnect later.
 
         Example::
 
@@ -161,10 +163,12 @@ class ConnectableFlowable(Flowable[T]):
             raise TypeError(f"auto_connect(): n must be an int, got {type(n).__name__}")
         if n < 0:
             raise ValueError(f"auto_connect(): n must be >= 0, got {n}")
+        if on_connect is not None and not callable(on_connect):
+            raise TypeError(f"auto_connect(): on_connect must be callable, got {type(on_connect).__name__}")
         if n == 0:
-            self.connect()
+            self.connect(on_connect)
             return self
-        return _AutoConnect(self, n)
+        return _AutoConnect(self, n, on_connect)
 
     def __repr__(self) -> str:
         return f"ConnectableFlowable({self._source!r})"
@@ -176,17 +180,18 @@ class ConnectableFlowable(Flowable[T]):
 
 @final
 class _AutoConnect(Flowable[T]):
-    __slots__ = ("_source", "_n", "_clients")
+    __slots__ = ("_source", "_n", "_clients", "_on_connect")
 
-    def __init__(self, source: ConnectableFlowable[T], n: int) -> None:
+    def __init__(self, source: ConnectableFlowable[T], n: int, on_connect: Callable[[Disposable], Any] | None) -> None:
         self._source = source
         self._n = n
         self._clients = AtomicInt(0)  # the n-th subscriber connects (race: concurrent subscribers)
+        self._on_connect = on_connect
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
         self._source._subscribe_actual(subscriber)
         if self._clients.increment_and_get() == self._n:
-            self._source.connect()
+            self._source.connect(self._on_connect)
 
 
 # ---------------------------------------------------------------------------------------------
