@@ -323,7 +323,7 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
         self,
     ) -> None:
         stage = self._stage()
-        stage.puppet.trigger_request(1)
+        stage.trigger_request(1)
         stage.expect_request()
         stage.publisher.send_completion(rule="2.9")
         stage.probe.expect_completion("2.9")
@@ -343,7 +343,7 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
         self,
     ) -> None:
         stage = self._stage()
-        stage.puppet.trigger_request(1)
+        stage.trigger_request(1)
         stage.expect_request()
         error = RuntimeError("rstreams.tck: test error")
         stage.publisher.send_error(error, rule="2.10")
@@ -439,7 +439,7 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
         """Rule 2.4 (JVM: untested): once the Subscriber has processed on_complete (probe.register_on_complete),
         it must not call request or cancel any more."""
         stage = self._stage(strict_after_terminal=True)
-        stage.puppet.trigger_request(1)
+        stage.trigger_request(1)
         stage.expect_request()
         stage.publisher.send_completion(rule="2.9")
         stage.probe.expect_completion("2.9")
@@ -449,7 +449,7 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
     def test_required_py_spec204_must_not_call_subscription_after_processing_on_error(self) -> None:
         """Rule 2.4 (JVM: untested): the same after on_error."""
         stage = self._stage(strict_after_terminal=True)
-        stage.puppet.trigger_request(1)
+        stage.trigger_request(1)
         stage.expect_request()
         error = RuntimeError("rstreams.tck: test error")
         stage.publisher.send_error(error, rule="2.10")
@@ -478,7 +478,7 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
         """Rule 2.7 (JVM: untested): elements arrive from a different thread each time (serially); the
         Subscription flags request/cancel calls that overlap in time from two threads."""
         stage = self._stage()
-        stage.puppet.trigger_request(1)
+        stage.trigger_request(1)
         stage.expect_request()
         self._serial_calls(stage.publisher, 0)
         self.env.verify_no_violations()
