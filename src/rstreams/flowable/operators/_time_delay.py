@@ -18,7 +18,8 @@ run) and releases the downstream (rule 3.13); a task already running finishes.
 
 ``delay_subscription(duration)`` subscribes to the source only after ``duration``; requests and a
 cancel made before that are remembered by a :class:`DeferredSubscription` (race: request/cancel vs
-the late on_subscribe).
+the late on_subscribe). Its signals go through a :class:`SerializedOut` too (race: a rule 3.9 error
+from the requesting thread vs the source emitting).
 """
 
 from __future__ import annotations
@@ -139,11 +140,13 @@ def delay(
 @final
 class _DelaySubscriptionSubscriber(DeferredSubscription):
     _rs_no_wrap = True
-    __slots__ = ("_downstream", "_worker", "_source")
+    __slots__ = ("_out", "_worker", "_source")
 
     def __init__(self, downstream: Subscriber[Any], worker: Worker, source: Flowable[Any]) -> None:
         super().__init__()
-        self._downstream: Subscriber[Any] = downstream
+        # race: a rule 3.9 error from the requesting thread vs the source emitting on its own
+        # thread (the worker's, after the delay): rule 1.3
+        self._out = SerializedOut(downstream)
         self._worker = worker
         self._source = source
 
@@ -160,34 +163,30 @@ class _DelaySubscriptionSubscriber(DeferredSubscription):
     def on_next(self, item: Any) -> None:
         if item is None:
             raise none_refused("on_next")  # rule 2.13
-        self._downstream.on_next(item)
+        self._out.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise none_refused("on_error")  # rule 2.13
-        d = self._downstream
-        self._downstream = NOOP
-        d.on_error(error)
+        self._out.on_error(error)
 
     def on_complete(self) -> None:
-        d = self._downstream
-        self._downstream = NOOP
-        d.on_complete()
+        self._out.on_complete()
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:  # rule 3.9: validated here, the upstream may not exist yet
-                d = self._downstream
-                self.cancel()
-                d.on_error(err)
+                super().cancel()
+                self._worker.dispose()
+                self._out.on_error(err)
                 return
         super().request(n)
 
     def cancel(self) -> None:
         super().cancel()
         self._worker.dispose()
-        self._downstream = NOOP  # rule 3.13
+        self._out.release()  # rule 3.13
 
 
 @final

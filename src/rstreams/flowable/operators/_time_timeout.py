@@ -14,6 +14,9 @@ the switch to the fallback), and a completion racing a timeout produces exactly 
 (rule 1.7). The next timer is armed only after the downstream's ``on_next`` returned, so a timeout
 never overlaps an element (rule 1.3).
 
+Race: a rule 3.9 error, signalled from the requesting thread, vs an element being emitted: every
+downstream signal goes through a :class:`SerializedOut` (rule 1.3).
+
 Race: a timeout before the source's ``on_subscribe`` arrived: the main Subscription is kept in an
 ``AtomicRef`` that the timeout moves to CANCELLED, so a late ``on_subscribe`` is cancelled at once.
 """
@@ -31,7 +34,7 @@ from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._base import none_result_error
 from .._flowable import Flowable
-from ._time_common import NOOP, check_duration, none_refused, resolve_scheduler
+from ._time_common import SerializedOut, check_duration, none_refused, resolve_scheduler
 
 __all__ = ["timeout", "timeout_selector"]
 
@@ -42,11 +45,13 @@ _DONE: Final = -1
 
 class _TimeoutSubscriber(SubscriptionArbiter):
     _rs_no_wrap = True
-    __slots__ = ("_downstream", "_main", "_index", "_fallback", "_emitted", "_op", "__weakref__")
+    __slots__ = ("_out", "_main", "_index", "_fallback", "_emitted", "_op", "__weakref__")
 
     def __init__(self, downstream: Subscriber[Any], fallback: Publisher[Any] | None, op: str) -> None:
         super().__init__(cancel_on_replace=True)
-        self._downstream: Subscriber[Any] = downstream
+        # race: a rule 3.9 error from the requesting thread vs an element being emitted by the
+        # source or the fallback (the index protocol orders everything else): rule 1.3
+        self._out = SerializedOut(downstream)
         self._main: AtomicRef[Subscription | None] = AtomicRef(None)  # race: timeout vs late on_subscribe
         self._index = AtomicInt(0)  # race: timeout vs on_next / terminal (see module docstring)
         self._fallback = fallback
@@ -76,7 +81,7 @@ class _TimeoutSubscriber(SubscriptionArbiter):
             return  # the timeout won: the element is dropped (the source is being cancelled)
         self._disarm()
         self._emitted += 1
-        self._downstream.on_next(item)
+        self._out.on_next(item)
         self._arm(i + 1, item)
 
     def on_error(self, error: BaseException) -> None:
@@ -95,13 +100,11 @@ class _TimeoutSubscriber(SubscriptionArbiter):
         self._terminate(None)
 
     def _terminate(self, error: BaseException | None) -> None:
-        d = self._downstream
-        self._downstream = NOOP  # rule 3.13
         self._dispose()
         if error is None:
-            d.on_complete()
+            self._out.on_complete()  # drops the downstream (rule 3.13)
         else:
-            d.on_error(error)
+            self._out.on_error(error)
 
     def _dispose(self) -> None:
         pass
@@ -114,9 +117,7 @@ class _TimeoutSubscriber(SubscriptionArbiter):
         self._dispose()
         fb = self._fallback
         if fb is None:
-            d = self._downstream
-            self._downstream = NOOP
-            d.on_error(
+            self._out.on_error(
                 TimeoutError(f"{self._op}(): {what}; pass fallback= to switch to another source instead")
             )
             return
@@ -138,19 +139,21 @@ class _TimeoutSubscriber(SubscriptionArbiter):
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                d = self._downstream
                 self._index.set(_DONE)
-                self.cancel()
-                d.on_error(err)  # rule 3.9 (NOOP if the stream had already ended)
+                self._stop()
+                self._out.on_error(err)  # rule 3.9 (to the hook if the stream had already ended)
                 return
         SubscriptionArbiter.request(self, n)
 
-    def cancel(self) -> None:
+    def _stop(self) -> None:
         SubscriptionArbiter.cancel(self)
         cancel(self._main)
         self._disarm()
         self._dispose()
-        self._downstream = NOOP  # rule 3.13
+
+    def cancel(self) -> None:
+        self._stop()
+        self._out.release()  # rule 3.13
 
 
 @final
@@ -169,7 +172,7 @@ class _FallbackSubscriber:
     def on_next(self, item: Any) -> None:
         if item is None:
             raise none_refused("on_next")  # rule 2.13
-        self._parent._downstream.on_next(item)
+        self._parent._out.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
