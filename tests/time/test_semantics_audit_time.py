@@ -406,6 +406,38 @@ def test_rule_1_3_interval_bad_request_during_a_tick_is_signalled_after_it() -> 
     sub.await_done(10).assert_values(0).assert_error(ValueError, match="3.9").assert_no_violations()
 
 
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda f, s: f.timeout(60, scheduler=s),
+        lambda f, s: f.timeout(60, Flowable.never(), s),
+        lambda f, s: f.delay_subscription(0, s),
+    ],
+)
+def test_rule_1_3_bad_request_while_an_element_is_emitted_on_another_thread(op: Any) -> None:
+    # the source emits on a thread of its own; the downstream requests(0) from the test thread
+    # while that element is inside the chain: the error must come after it, never overlap it
+    ts = TestScheduler()
+    tp: TestPublisher[int] = TestPublisher.create()
+    entered, release = threading.Event(), threading.Event()
+
+    def block(x: int) -> None:
+        entered.set()
+        assert release.wait(10)
+
+    sub: TestSubscriber[int] = TestSubscriber(1)
+    op(Flowable.from_publisher(tp), ts).do_on_next(block).subscribe(sub)
+    ts.trigger_actions()  # delay_subscription: subscribed now
+    emitter = threading.Thread(target=lambda: tp.next(1), name="audit-source")
+    emitter.start()
+    assert entered.wait(10)
+    sub.request(0)
+    release.set()
+    emitter.join(10)
+    sub.assert_values(1).assert_error(ValueError, match="3.9").assert_no_violations()
+    assert tp.was_cancelled
+
+
 def test_rule_3_13_interval_cancel_stops_ticks() -> None:
     ts = TestScheduler()
     sub: TestSubscriber[int] = TestSubscriber()
