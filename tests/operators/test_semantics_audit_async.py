@@ -1283,3 +1283,37 @@ def test_auto_connect_hands_the_connection_to_on_connect() -> None:
     connections[0].dispose()  # the caller can disconnect
     assert tp.was_cancelled
     ts.assert_values(1).assert_no_violations()
+
+
+class _BadRequestInOnSubscribe(TestSubscriber[Any]):
+    def __init__(self, bad: Any) -> None:
+        super().__init__(0)
+        self.bad = bad
+
+    def on_subscribe(self, subscription: Any) -> None:
+        super().on_subscribe(subscription)
+        subscription.request(self.bad)
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+@pytest.mark.parametrize(
+    "name",
+    ["with_latest_from", "skip_until", "take_until", "amb", "combine_latest", "zip", "merge", "flat_map", "switch_map"],
+)
+def test_rule_3_9_bad_request_inside_on_subscribe_reaches_on_error(name: str, bad: int) -> None:
+    # with_latest_from and skip_until hand the downstream its Subscription before the main source
+    # is subscribed: a bad request then must not be dropped by the deferred request
+    make = {
+        "with_latest_from": lambda: Flowable.range(0, 3).with_latest_from(Flowable.just(1)),
+        "skip_until": lambda: Flowable.range(0, 3).skip_until(Flowable.just(1)),
+        "take_until": lambda: Flowable.range(0, 3).take_until(Flowable.never()),
+        "amb": lambda: Flowable.amb(Flowable.range(0, 3), Flowable.never()),
+        "combine_latest": lambda: Flowable.combine_latest(Flowable.just(1), Flowable.range(0, 3)),
+        "zip": lambda: Flowable.zip(Flowable.range(0, 3), Flowable.range(0, 3).hide()),
+        "merge": lambda: Flowable.merge(Flowable.range(0, 3), Flowable.range(0, 3).hide()),
+        "flat_map": lambda: Flowable.range(0, 3).hide().flat_map(lambda x: Flowable.just(x).hide()),
+        "switch_map": lambda: Flowable.range(0, 3).hide().switch_map(lambda x: Flowable.just(x).hide()),
+    }[name]
+    ts = _BadRequestInOnSubscribe(bad)
+    make().subscribe(ts)
+    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()

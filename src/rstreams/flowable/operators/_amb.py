@@ -245,6 +245,19 @@ class _SkipUntilSubscriber(BasicSubscriber[Any, Any]):
         self.upstream.cancel()
         self._serializer.on_error(error)
 
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9: the main upstream may not be there yet (the deferred request would
+                # drop it); end the stream through the serializer
+                self.cancel()
+                if not self.done:
+                    self.done = True
+                    self._serializer.on_error(err)
+                return
+        self.upstream.request(n)
+
     def cancel(self) -> None:
         self.upstream.cancel()
         self._other.cancel()
