@@ -372,3 +372,19 @@ def test_harness_scenarios_agree_with_the_unbounded_hidden_run(name: str, data: 
                 OPS[name](src).test().assert_error(type(ref.errors[0])).assert_no_violations()
         return
     check_scenarios(OPS[name], data, list(ref.values))
+
+
+def test_retry_when_handler_returning_a_non_publisher_fails_the_stream() -> None:
+    with plugins.collect_errors() as undeliverable:
+        ts = Flowable.just(1).retry_when(lambda errors: 5).test()  # type: ignore[arg-type,return-value]
+    ts.assert_error(TypeError).assert_no_values().assert_no_violations()
+    assert not undeliverable
+
+
+def test_using_source_fn_returning_a_non_publisher_fails_and_disposes() -> None:
+    disposed: list[int] = []
+    with plugins.collect_errors() as undeliverable:
+        ts = Flowable.using(lambda: 1, lambda r: 5, disposed.append).test()  # type: ignore[arg-type,return-value]
+    ts.assert_error(TypeError).assert_no_values().assert_no_violations()
+    assert disposed == [1]
+    assert not undeliverable

@@ -193,10 +193,17 @@ class _WhenFlowable(Flowable[T]):
 
             error_empty(cast(Any, subscriber), e)
             return
-        if p is None:
+        if p is None or not callable(getattr(p, "subscribe", None)):
             from ..._internal.subscriptions import error_empty
 
-            error_empty(cast(Any, subscriber), none_result_error(name, "the handler"))
+            # a handler that returns no Publisher fails the stream (it used to hang it, the
+            # AttributeError going to the plugins), as RxJava's requireNonNull does for null
+            err: BaseException = (
+                none_result_error(name, "the handler")
+                if p is None
+                else TypeError(f"{name}(): the handler returned a {type(p).__name__}, not a Publisher")
+            )
+            error_empty(cast(Any, subscriber), err)
             return
         subscriber.on_subscribe(s)
         p.subscribe(s._receiver)

@@ -172,6 +172,8 @@ class _UsingFlowable(Flowable[T], Generic[T, S]):
             source = self._source_fn(resource)
             if source is None:
                 raise NoneElementError("using(): source_fn returned None instead of a Publisher")
+            if not callable(getattr(source, "subscribe", None)):
+                raise TypeError(f"using(): source_fn returned a {type(source).__name__}, not a Publisher")
         except Exception as e:
             err: BaseException = e
             try:
