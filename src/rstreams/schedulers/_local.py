@@ -42,6 +42,28 @@ class _ImmediateWorker(Worker):
             run_task_nested(task, self._context)
         return DISPOSED
 
+    def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | _Disposed:
+        """A loop on the calling thread until the worker or the task's own handle is disposed (from
+        inside the task: interval().take(n) cancels). The inherited version re-schedules each run
+        from inside the previous one, which on this worker is a nested call: the stack grew by a
+        few frames per run, and interval(...).take(3000) died of RecursionError."""
+        if period <= 0:
+            raise ValueError(f"schedule_periodic(): period must be > 0, got {period}")
+        if self.is_disposed:
+            return DISPOSED
+        handle = TaskHandle(task)
+        due = time.monotonic() + max(0.0, initial_delay)
+        while True:
+            sleep_until(due)
+            t = handle.take()
+            if t is None or self.is_disposed:
+                return handle
+            run_task_nested(t, self._context)
+            due += period
+            now = time.monotonic()
+            if due < now - period:  # fell behind: re-base instead of a burst of catch-up runs
+                due = now + period
+
 
 class ImmediateScheduler(Scheduler):
     """Runs every task at once on the calling thread (a delay blocks the caller)."""
