@@ -201,6 +201,14 @@ def test_caller_thread_workers_restore_contextvars_captured_at_creation(name: st
     w.dispose()
 
 
+@pytest.mark.parametrize("name", ["immediate", "trampoline"])
+def test_periodic_on_caller_thread_workers_does_not_grow_the_stack(name: str) -> None:
+    # interval on immediate() re-scheduled each tick from inside the previous one: RecursionError
+    sub: TestSubscriber[int] = TestSubscriber()
+    Flowable.interval(1e-6, scheduler=getattr(schedulers, name)()).take(3000).subscribe(sub)
+    sub.assert_value_count(3000).assert_complete().assert_no_violations()
+
+
 def test_trampoline_runs_queued_tasks_in_due_time_order_fifo_for_equal_times() -> None:
     w = schedulers.trampoline().create_worker()
     out: list[str] = []
