@@ -388,3 +388,47 @@ def test_using_source_fn_returning_a_non_publisher_fails_and_disposes() -> None:
     ts.assert_error(TypeError).assert_no_values().assert_no_violations()
     assert disposed == [1]
     assert not undeliverable
+
+
+AGGREGATES: dict[str, tuple[Op, Any]] = {
+    "reduce": (lambda f: f.reduce(lambda a, b: a + b), 6),
+    "reduce seed": (lambda f: f.reduce(lambda a, b: a + b, 10), 16),
+    "collect": (lambda f: f.collect(list, list.append), [1, 2, 3]),
+    "to_list": (lambda f: f.to_list(), [1, 2, 3]),
+    "to_dict": (lambda f: f.to_dict(lambda x: x % 2), {1: 3, 0: 2}),
+    "count": (lambda f: f.count(), 3),
+    "all": (lambda f: f.all(lambda x: x > 0), True),
+    "any": (lambda f: f.any(lambda x: x > 5), False),
+    "contains": (lambda f: f.contains(2), True),
+    "last": (lambda f: f.last(), 3),
+    "element_at(1)": (lambda f: f.element_at(1), 2),
+    "first": (lambda f: f.first(), 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATES))
+def test_rule_1_1_single_valued_results_wait_for_demand(name: str) -> None:
+    op, want = AGGREGATES[name]
+    for _src_name, src in sources([1, 2, 3]):
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        op(src).subscribe(ts)
+        ts.assert_no_values().assert_not_complete().assert_no_errors()
+        ts.request(1)
+        ts.assert_result(want).assert_no_violations()
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATES))
+def test_single_valued_results_late_error_goes_to_the_plugins(name: str) -> None:
+    op, _want = AGGREGATES[name]
+    with plugins.collect_errors() as undeliverable:
+        tp: TestPublisher[int] = TestPublisher.create_noncompliant(
+            Violation.CLEANUP_ON_TERMINATE, Violation.REQUEST_OVERFLOW, Violation.DEFER_CANCELLATION
+        )
+        ts: TestSubscriber[Any] = TestSubscriber()
+        op(Flowable.from_publisher(tp)).subscribe(ts)
+        tp.next(1, 2, 3)
+        tp.complete()
+        tp.error(KeyError("late"))
+    assert ts.completions == 1
+    ts.assert_value_count(1).assert_no_errors().assert_no_violations()
+    assert any(isinstance(e, KeyError) for e in undeliverable), "the late error was lost"
