@@ -364,7 +364,9 @@ def test_subscribe_error_to_on_error() -> None:
 
 
 def test_subscribe_raising_on_next_cancels_and_reports() -> None:
-    f, log = spy(Flowable.range(0, 100).hide())
+    # more than the prefetch (128): the upstream is still running when the callback raises (a
+    # completed upstream is not cancelled afterwards, rule 2.4)
+    f, log = spy(Flowable.range(0, 1000).hide())
     errors: list[BaseException] = []
 
     def on_next(x: int) -> None:

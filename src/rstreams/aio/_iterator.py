@@ -46,7 +46,7 @@ from asyncio import AbstractEventLoop, Future
 from asyncio.events import _get_running_loop
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Generator
-from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, final
+from typing import TYPE_CHECKING, Any, Final, Generic, NoReturn, TypeVar, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicInt, AtomicRef
@@ -84,6 +84,7 @@ class AsyncIteratorSubscriber(Generic[T]):
         "loop",
         "prefetch",
         "limit",
+        "closed",
         "__weakref__",
     )
 
@@ -98,33 +99,49 @@ class AsyncIteratorSubscriber(Generic[T]):
         self.loop: AbstractEventLoop | None = None
         self.prefetch = prefetch
         self.limit = prefetch - (prefetch >> 2)
+        self.closed = False  # cancel() was called (any thread): the consumer stops at its next element
 
     # -- Subscriber (any thread, serial) ------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
-            raise NoneElementError(null_element_message("on_subscribe", "2.13"))
+            self._none_argument("on_subscribe")
         if set_once(self.upstream, subscription, "async iterator"):  # rule 2.5
             subscription.request(self.prefetch)
 
     def on_next(self, item: T) -> None:
         if item is None:
-            raise NoneElementError(null_element_message("on_next", "2.13"))
+            self._none_argument("on_next")
+        if self.done:
+            return  # cancelled (or a rule 1.7 signal): the consumer's buffer is gone (rule 3.13)
         self.queue.append(item)
         if self.waiting:  # read after the append: see the module docstring (lost wake-up race)
             self._signal()
 
+    def _none_argument(self, where: str) -> NoReturn:
+        """Rule 2.13: raise TypeError to the caller; the stream is broken, so the upstream is
+        cancelled and the consumer gets the TypeError too (instead of waiting forever)."""
+        cancel(self.upstream)
+        if not self.done:
+            self.error = NoneElementError(null_element_message(where, "2.13"))
+            self.done = True  # after error: the consumer reads done first
+            if self.waiting:
+                self._signal()
+        raise NoneElementError(null_element_message(where, "2.13"))
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
-            raise NoneElementError(null_element_message("on_error", "2.13"))
+            self._none_argument("on_error")
         if self.done:
             plugins.on_error(error, "async iterator: on_error after termination")
             return
+        self.upstream.set(CANCELLED)  # rule 2.4: terminated, so the consumer's final cancel is a no-op
         self.error = error
         self.done = True
         if self.waiting:
             self._signal()
 
     def on_complete(self) -> None:
+        self.upstream.set(CANCELLED)  # rule 2.4: no cancel reaches a completed upstream
         self.done = True
         if self.waiting:
             self._signal()
@@ -157,6 +174,7 @@ class AsyncIteratorSubscriber(Generic[T]):
     def cancel(self) -> None:
         """Cancel the upstream (rule 3.13: the reference becomes CANCELLED) and end the iteration:
         a consumer waiting right now (cancelled from another thread) wakes up and stops."""
+        self.closed = True
         cancel(self.upstream)
         # The buffer is the consumer's: it is cleared in the consumer's finally, not here (a
         # cancel from another thread must not empty the deque under a consumer mid-chunk).
@@ -167,7 +185,8 @@ class AsyncIteratorSubscriber(Generic[T]):
 
     @property
     def is_cancelled(self) -> bool:
-        return self.upstream.get() is CANCELLED
+        """True once :meth:`cancel` was called (not merely terminated)."""
+        return self.closed
 
 
 def _fusion_of(source: object) -> Fusion[Any] | None:
@@ -214,6 +233,8 @@ async def _consume(sub: AsyncIteratorSubscriber[T], source: Publisher[T] | None)
                     n = room
                 consumed += n
                 for _ in range(n):
+                    if sub.closed:  # close()/aclose(), any thread: nothing more after the cancel
+                        return
                     yield popleft()
                 if consumed >= limit:
                     consumed = 0
@@ -263,21 +284,30 @@ class FlowableAsyncIterator(Generic[T]):
         self._agen = _consume(sub, source)
         self._next = self._agen.__anext__
 
-    def __aiter__(self) -> FlowableAsyncIterator[T]:
-        return self
+    def __aiter__(self) -> AsyncIterator[T]:
+        """What an ``async for`` holds: a handle of its own, so that leaving the loop (``break``,
+        ``return``, an exception) cancels even while the caller still holds this iterator (the
+        same as ``blocking_iterable``); ``__anext__`` on the iterator itself works as usual."""
+        return _LoopHandle(self)
 
     def __anext__(self) -> Any:
         return self._next()
 
     async def aclose(self) -> None:
-        """Cancel the subscription and close the iterator."""
-        await self._agen.aclose()
-        self._sub.cancel()
+        """Cancel the subscription and close the iterator (also while another task is iterating:
+        that task's ``async for`` then ends without further elements)."""
+        self._sub.cancel()  # first: a consumer waiting in another task wakes up and ends
+        try:
+            await self._agen.aclose()
+        except RuntimeError as e:
+            if "already running" not in str(e):
+                raise  # pragma: no cover - our finally never raises
+            # driven by another task right now: it sees the cancel and finishes by itself
 
     def close(self) -> None:
         """Cancel the subscription now, from any thread: the upstream is cancelled at once and the
-        iteration ends after the elements already handed to the consumer's current chunk (the
-        generator itself is left to its own task: it is never driven from a foreign thread)."""
+        iteration ends at the consumer's next element (buffered elements are dropped, rule 3.13;
+        the generator itself is left to its own task: it is never driven from a foreign thread)."""
         self._sub.cancel()
 
     @property
@@ -303,6 +333,31 @@ class FlowableAsyncIterator(Generic[T]):
     def __del__(self) -> None:
         try:
             self._close_now()
+        except Exception:  # pragma: no cover - never raise from __del__
+            pass
+
+
+@final
+class _LoopHandle(Generic[T]):
+    """The iterator an ``async for`` over a :class:`FlowableAsyncIterator` holds, and only it: the
+    loop drops it when it ends, which closes the iteration (its ``__del__``; a loop that ran to
+    the end finds nothing left to cancel)."""
+
+    __slots__ = ("_it", "_next")
+
+    def __init__(self, it: FlowableAsyncIterator[T]) -> None:
+        self._it = it
+        self._next = it._next
+
+    def __aiter__(self) -> _LoopHandle[T]:
+        return self
+
+    def __anext__(self) -> Any:
+        return self._next()
+
+    def __del__(self) -> None:
+        try:
+            self._it._close_now()
         except Exception:  # pragma: no cover - never raise from __del__
             pass
 
@@ -338,14 +393,27 @@ class _AwaitSubscriber(Generic[T]):
         self.fut = fut
 
     def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            self._none_argument("on_subscribe")
         if set_once(self.upstream, subscription, "await"):
             subscription.request(_MAX)
 
     def on_next(self, item: T) -> None:
+        if item is None:
+            self._none_argument("on_next")
         self.last = item
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            self._none_argument("on_error")
         self._finish(error)
+
+    def _none_argument(self, where: str) -> NoReturn:
+        """Rule 2.13: raise TypeError to the caller, cancel the broken stream and fail the await
+        with a TypeError too (a None element is never taken for a result)."""
+        cancel(self.upstream)
+        self._finish(NoneElementError(null_element_message(where, "2.13")))
+        raise NoneElementError(null_element_message(where, "2.13"))
 
     def on_complete(self) -> None:
         self._finish(None)

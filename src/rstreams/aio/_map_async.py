@@ -174,20 +174,16 @@ class _MapAsyncSubscriber(Generic[T, R]):
         self._drain()
 
     # -- workers (loop thread) ----------------------------------------------------------------
-    async def _work(self) -> None:
-        """One of at most k workers: takes elements from the inbox until it is empty. A finished
-        coroutine's worker takes the next element at once (no extra loop iteration per element)."""
+    async def _work(self, item: T, slot: list[Any] | None) -> None:
+        """One of at most k workers, started with the element the drain took for it (so a worker
+        that has not run yet is never mistaken for one that will take a waiting element). When its
+        coroutine finishes it takes the next waiting element at once (no extra loop iteration)."""
         inbox = self._inbox
         out = self._out
         fn = self._fn
         ordered = self._ordered
         try:
-            while inbox and not self._cancelled and self._error is None:
-                item = inbox.popleft()
-                slot: list[Any] | None = None
-                if ordered:
-                    slot = [_PENDING]
-                    out.append(slot)
+            while True:
                 try:
                     v = await fn(item)
                 except asyncio.CancelledError:
@@ -206,6 +202,12 @@ class _MapAsyncSubscriber(Generic[T, R]):
                 else:
                     out.append(v)
                 self._drain()
+                if not inbox or self._cancelled or self._error is not None:
+                    return
+                item = inbox.popleft()
+                if ordered:
+                    slot = [_PENDING]
+                    out.append(slot)  # the reorder slot, taken in input order (loop thread)
         finally:
             self._nworkers -= 1
             self._drain()
@@ -279,12 +281,17 @@ class _MapAsyncSubscriber(Generic[T, R]):
                     self._upstream.request(c)  # replenish the window in batches
                 else:
                     self._consumed = c
-            # 2. start workers for waiting elements, up to the concurrency limit
+            # 2. start a worker per waiting element while fewer than k run; each worker is handed
+            # its element here, so running workers never hide waiting elements from the count
             n = self._nworkers
-            start = min(len(inbox), k) - n
-            for _ in range(start):
+            while n < k and inbox:
+                item = inbox.popleft()
+                slot: list[Any] | None = None
+                if ordered:
+                    slot = [_PENDING]
+                    out.append(slot)  # the reorder slot, in input order
                 self._nworkers = n = n + 1
-                t = loop.create_task(self._work(), context=self._context.copy())
+                t = loop.create_task(self._work(item, slot), context=self._context.copy())
                 self._workers.add(t)
                 t.add_done_callback(self._on_worker_done)
             if self._done and n == 0 and not inbox and not out and self._error is None:
@@ -307,7 +314,8 @@ class _MapAsyncSubscriber(Generic[T, R]):
     def _terminate(self, d: Subscriber[R], error: BaseException | None) -> None:
         self._cancelled = True
         self._downstream = None
-        self._upstream.cancel()
+        if not self._done:  # rule 2.4: a terminated upstream is not cancelled after the fact
+            self._upstream.cancel()
         self._cleanup()
         if error is None:
             d.on_complete()

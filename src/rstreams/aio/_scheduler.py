@@ -2,9 +2,9 @@
 
 Thread-safe entry: ``schedule`` may be called from any thread. From the loop's own thread it uses
 ``loop.call_soon``/``call_later`` directly; from any other thread ``call_soon_threadsafe`` (a
-delayed task is armed with ``call_later`` once it reaches the loop). Tasks of one Worker run one at
-a time (the loop runs one callback at a time) and immediate tasks in FIFO order (both paths append
-to the loop's ready queue in call order). ``contextvars`` captured when the Worker is created are
+delayed task's due time is fixed at ``schedule`` and armed with ``call_at`` once it reaches the
+loop). Tasks of one Worker run one at a time (the loop runs one callback at a time) and immediate
+tasks in FIFO order (both paths append to the loop's ready queue in call order). ``contextvars`` captured when the Worker is created are
 restored around each task (``call_soon(..., context=)``).
 
 ``dispose()`` cancels the Worker's pending tasks: every task has a :class:`TaskHandle` checked
@@ -55,11 +55,12 @@ class _LoopTaskHandle(TaskHandle):
                 return
         run_task(t, context)
 
-    def arm_later(self, loop: AbstractEventLoop, delay: float, context: contextvars.Context | None) -> None:
-        """On the loop thread: arm the timer (unless disposed meanwhile)."""
+    def arm_at(self, loop: AbstractEventLoop, due: float, context: contextvars.Context | None) -> None:
+        """On the loop thread: arm the timer for the due time fixed at ``schedule`` (a busy loop
+        that reaches this late does not add the whole delay again), unless disposed meanwhile."""
         if self._disposed:
             return
-        self._handle = loop.call_later(delay, self.run, context)
+        self._handle = loop.call_at(due, self.run, context)
 
     def dispose(self) -> None:
         if self._disposed:
@@ -102,7 +103,9 @@ class AsyncioWorker(Worker):
                 else:
                     h._handle = loop.call_soon(h.run, ctx)
             elif delay > 0:
-                loop.call_soon_threadsafe(h.arm_later, loop, delay, ctx)
+                # the due time is taken now, on the scheduling thread (loop.time() is the monotonic
+                # clock), so the hop to the loop does not delay the task by a second latency
+                loop.call_soon_threadsafe(h.arm_at, loop, loop.time() + delay, ctx)
             else:
                 loop.call_soon_threadsafe(h.run, ctx)
         except RuntimeError:  # the loop is closed

@@ -37,7 +37,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from itertools import islice, repeat
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Final, Generic, NoReturn, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicRef
@@ -81,6 +81,15 @@ def _has_none(chunk: list[Any]) -> bool:
     return any(map(_is, chunk, repeat(None)))
 
 
+def _none_argument(sub: Any, where: str) -> NoReturn:
+    """Rule 2.13 for the bridges' subscribers: ``None`` as an element, error or Subscription is
+    answered with TypeError to the caller; the stream is broken, so the upstream is cancelled and
+    the waiting consumer gets a TypeError too (never a ``None`` element, never a hang)."""
+    cancel(sub._upstream)
+    sub.on_error(NoneElementError(null_element_message(where, "2.13")))
+    raise NoneElementError(null_element_message(where, "2.13"))
+
+
 # ---------------------------------------------------------------------------------------------
 # The queue subscriber (blocking_iterable, blocking_subscribe)
 
@@ -117,11 +126,13 @@ class _QueueSubscriber(Generic[T]):
     # -- Subscriber -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
-            raise NoneElementError(null_element_message("on_subscribe"))
+            _none_argument(self, "on_subscribe")
         if set_once(self._upstream, subscription, "blocking_iterable"):
             subscription.request(self._prefetch)
 
     def on_next(self, item: T) -> None:
+        if item is None:
+            _none_argument(self, "on_next")
         if self._done:
             return
         q = self._queue
@@ -154,14 +165,18 @@ class _QueueSubscriber(Generic[T]):
             self._signal()
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            _none_argument(self, "on_error")
         if self._done:
             plugins.on_error(error, "blocking bridge: on_error after termination")
             return
+        self._upstream.set(CANCELLED)  # rule 2.4: terminated, so the consumer's final cancel is a no-op
         self._error = error
         self._done = True  # after _error: the consumer reads _done first
         self._signal()
 
     def on_complete(self) -> None:
+        self._upstream.set(CANCELLED)  # rule 2.4: no cancel reaches a completed upstream
         self._done = True
         self._signal()
 
@@ -370,11 +385,13 @@ class _EventSubscriber(Generic[T]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
-            raise NoneElementError(null_element_message("on_subscribe"))
+            _none_argument(self, "on_subscribe")
         if set_once(self._upstream, subscription, "blocking_first/last"):
             subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
+        if item is None:
+            _none_argument(self, "on_next")
         if self._first:
             if self._value is _END and not self._event.is_set():
                 self._value = item
@@ -384,6 +401,8 @@ class _EventSubscriber(Generic[T]):
             self._value = item
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            _none_argument(self, "on_error")
         if self._event.is_set():
             plugins.on_error(error, "blocking_first/last: on_error after the result was taken")
             return
@@ -529,14 +548,18 @@ class _FutureSubscriber(Generic[T]):
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
-            raise NoneElementError(null_element_message("on_subscribe"))
+            _none_argument(self, "on_subscribe")
         if set_once(self._upstream, subscription, "to_future"):
             subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
+        if item is None:
+            _none_argument(self, "on_next")
         self._value = item
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            _none_argument(self, "on_error")
         self._upstream.set(CANCELLED)
         try:
             self._future.set_exception(error)
