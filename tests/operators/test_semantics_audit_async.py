@@ -1267,7 +1267,8 @@ def test_combine_latest_amb_with_latest_from_accept_an_iterable_of_sources() -> 
     # as merge/zip/concat do (RxJava's Iterable overloads)
     Flowable.combine_latest([Flowable.just(1), Flowable.just(2)], lambda a, b: a + b).test().assert_result(3).assert_no_violations()
     Flowable.combine_latest([Flowable.just(1), Flowable.just(2)]).test().assert_result((1, 2)).assert_no_violations()
-    Flowable.amb(iter([Flowable.never(), Flowable.just(5)])).test().assert_result(5).assert_no_violations()
+    amb_of_iterable: Any = Flowable.amb(iter([Flowable.never(), Flowable.just(5)]))  # type: ignore[arg-type]
+    amb_of_iterable.test().assert_result(5).assert_no_violations()
     Flowable.just(1).with_latest_from([Flowable.just(10), Flowable.just(100)], lambda a, b, c: a + b + c).test().assert_result(
         111
     ).assert_no_violations()
@@ -1303,7 +1304,7 @@ class _BadRequestInOnSubscribe(TestSubscriber[Any]):
 def test_rule_3_9_bad_request_inside_on_subscribe_reaches_on_error(name: str, bad: int) -> None:
     # with_latest_from and skip_until hand the downstream its Subscription before the main source
     # is subscribed: a bad request then must not be dropped by the deferred request
-    make = {
+    make: Any = {
         "with_latest_from": lambda: Flowable.range(0, 3).with_latest_from(Flowable.just(1)),
         "skip_until": lambda: Flowable.range(0, 3).skip_until(Flowable.just(1)),
         "take_until": lambda: Flowable.range(0, 3).take_until(Flowable.never()),
@@ -1317,3 +1318,43 @@ def test_rule_3_9_bad_request_inside_on_subscribe_reaches_on_error(name: str, ba
     ts = _BadRequestInOnSubscribe(bad)
     make().subscribe(ts)
     ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
+
+
+CANCEL_RACES: dict[str, Any] = {
+    "concat_map_eager": lambda: Flowable.range(0, 200).concat_map_eager(
+        lambda x: Flowable.range(x, 3).subscribe_on(_io()), max_concurrency=8, prefetch=1
+    ),
+    "flat_map": lambda: Flowable.range(0, 200).flat_map(lambda x: Flowable.range(x, 3).subscribe_on(_io()), max_concurrency=8, prefetch=1),
+    "switch_map": lambda: Flowable.range(0, 200).subscribe_on(_io()).switch_map(lambda x: Flowable.range(x, 3).subscribe_on(_io())),
+    "merge": lambda: Flowable.merge(*[Flowable.range(i * 100, 50).subscribe_on(_io()) for i in range(4)], prefetch=2),
+    "zip": lambda: Flowable.zip(Flowable.range(0, 200).subscribe_on(_io()), Flowable.range(0, 200).subscribe_on(_io()), prefetch=2),
+    "combine_latest": lambda: Flowable.combine_latest(Flowable.range(0, 200).subscribe_on(_io()), Flowable.range(0, 200).subscribe_on(_io())),
+    "group_by": lambda: Flowable.range(0, 400).subscribe_on(_io()).group_by(lambda x: x % 4).flat_map(lambda g: g.observe_on(_io())),
+    "share": lambda: Flowable.range(0, 400).subscribe_on(_io()).share(),
+}
+
+
+@pytest.mark.stress
+@pytest.mark.parametrize("name", sorted(CANCEL_RACES))
+def test_stress_cancel_from_another_thread_while_inners_emit(name: str) -> None:
+    rnd = random.Random(name)
+    thread_errors: list[BaseException | None] = []
+    old_hook = threading.excepthook
+
+    def hook(args: Any) -> None:
+        thread_errors.append(args.exc_value)
+
+    threading.excepthook = hook
+    try:
+        with plugins.collect_errors() as undeliverable:
+            for _ in range(40):
+                ts: TestSubscriber[Any] = TestSubscriber()
+                CANCEL_RACES[name]().subscribe(ts)
+                time.sleep(rnd.random() * 0.002)
+                ts.cancel()
+                ts.assert_no_violations()
+            time.sleep(0.05)
+        assert not undeliverable, undeliverable[:3]
+        assert not thread_errors, thread_errors[:3]
+    finally:
+        threading.excepthook = old_hook

@@ -47,7 +47,7 @@ class _EagerMain:
         self._prefetch = prefetch
         self._upstream: Subscription = CANCELLED
         self._inners: deque[PrefetchInner] = deque()  # in outer order; appended by the outer only
-        self._lock = threading.Lock()  # guards cancelling every inner vs appending a new one
+        self._lock = threading.Lock()  # guards snapshotting the inners to cancel vs appending a new one
         self._requested = AtomicInt(0)
         self._wip = AtomicInt(0)  # race: inners, outer and requests want to drain (rule 1.3)
         self._errors = ErrorCollector()
@@ -135,13 +135,14 @@ class _EagerMain:
             return
         self._cancelled = True
         self._cancel_all()
+        if self._wip.get_and_increment() == 0:
+            self._inners.clear()  # race: cancel vs a running drain; only the drain owner pops/clears
         self._downstream = None
 
     def _cancel_all(self) -> None:
         self._upstream.cancel()
-        with self._lock:
+        with self._lock:  # a snapshot; the deque itself belongs to the drain (it pops the head)
             inners = list(self._inners)
-            self._inners.clear()
         for inner in inners:
             inner.cancel()
 
@@ -154,6 +155,7 @@ class _EagerMain:
         while True:
             d = self._downstream
             if self._cancelled or d is None:
+                inners.clear()
                 return
             if self._errors.has_error():
                 self._terminate(d)
@@ -172,6 +174,7 @@ class _EagerMain:
                     e += 1
                     taken += 1
                     if self._cancelled:
+                        inners.clear()
                         return
                 if taken and not head.done:
                     head.consumed(taken)
@@ -195,6 +198,7 @@ class _EagerMain:
         self._cancelled = True
         self._downstream = None
         self._cancel_all()
+        self._inners.clear()  # the drain owner
         self._errors.terminate_into(d)
 
 
