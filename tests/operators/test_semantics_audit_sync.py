@@ -206,6 +206,8 @@ OPS: dict[str, Op] = {
     "filter.start_with": lambda f: f.filter(lambda x: x > 0).start_with(-2, -1),
     "filter.repeat(2)": lambda f: f.filter(lambda x: x > 0).repeat(2),
     "concat of filters": lambda f: Flowable.concat(f.filter(lambda x: x % 2), f.filter(lambda x: x % 2 == 0)),
+    "map.start_with.filter": lambda f: f.map(lambda x: x * 3).start_with(-1).filter(lambda x: x % 2),
+    "map.repeat(2).take_while": lambda f: f.map(lambda x: x + 1).repeat(2).take_while(lambda x: x < 5),
 }
 
 
@@ -432,3 +434,17 @@ def test_single_valued_results_late_error_goes_to_the_plugins(name: str) -> None
     assert ts.completions == 1
     ts.assert_value_count(1).assert_no_errors().assert_no_violations()
     assert any(isinstance(e, KeyError) for e in undeliverable), "the late error was lost"
+
+
+def test_fused_concat_of_mapped_chains_under_a_filter_maps_only_requested_elements() -> None:
+    for hide in (False, True):
+        calls: list[int] = []
+        first = Flowable.just(1, 2).map(lambda x, calls=calls: calls.append(x) or x)
+        if hide:
+            first = first.hide()
+        ts: TestSubscriber[int] = TestSubscriber(1)
+        Flowable.concat(first, Flowable.just(3)).filter(lambda x: True).subscribe(ts)
+        ts.assert_values(1).assert_not_complete().assert_no_violations()
+        assert calls == [1], f"hide={hide}: mapper called for {calls}"
+        ts.request(2)
+        ts.assert_result(1, 2, 3).assert_no_violations()

@@ -92,6 +92,28 @@ class _Peek:
         return False
 
 
+class _Counted:
+    """A source iterator of known size (at most ``size`` elements) that says it is exhausted once
+    that many went through, without pulling ahead (the source runs user code)."""
+
+    __slots__ = ("_it", "_left")
+
+    def __init__(self, it: Iterator[Any], size: int) -> None:
+        self._it = it
+        self._left = size
+
+    def __iter__(self) -> _Counted:
+        return self
+
+    def __next__(self) -> Any:
+        x = next(self._it)
+        self._left -= 1
+        return x
+
+    def exhausted(self) -> bool:
+        return self._left <= 0
+
+
 def batch_sink(d: Any) -> Any:
     """The library-internal ``on_next_batch`` of ``d`` if it takes batches, else None.
 
@@ -118,7 +140,19 @@ class Fusion(Generic[T]):
     ``fromIterable(...).map(f)`` calls ``f`` once per requested element).
     """
 
-    __slots__ = ("factory", "sizer", "producers", "names", "eager", "none_free", "user", "_source", "_stages")
+    __slots__ = (
+        "factory",
+        "sizer",
+        "producers",
+        "names",
+        "eager",
+        "none_free",
+        "user",
+        "_source",
+        "_source_user",
+        "_source_sizer",
+        "_stages",
+    )
 
     def __init__(
         self,
@@ -145,6 +179,8 @@ class Fusion(Generic[T]):
         # the source's iterator factory and the stages over it, kept apart so that the driver can
         # ask the source itself whether it is exhausted (``open``)
         self._source: Callable[[], Iterator[Any]] = factory
+        self._source_user = self.user  # the source itself runs user code (a concat of mapped chains)
+        self._source_sizer = sizer
         self._stages: Callable[[Iterator[Any]], Iterator[T]] | None = None
 
     def then(
@@ -176,6 +212,8 @@ class Fusion(Generic[T]):
             (self.user or produces) if user is None else user,
         )
         f._source = self._source
+        f._source_user = self._source_user
+        f._source_sizer = self._source_sizer
         prev = self._stages
         f._stages = wrap if prev is None else (lambda it: wrap(prev(it)))
         return f
@@ -189,7 +227,12 @@ class Fusion(Generic[T]):
         if stages is None:
             return src, src
         if self.user and length_hint(src, -1) < 0:
-            src = _Peek(src)
+            if not self._source_user:
+                src = _Peek(src)  # pulling the source ahead runs no user code
+            elif self._source_sizer is not None:
+                n = self._source_sizer()  # a source with user code (a concat of mapped chains):
+                if n is not None:  # count what it gave instead of pulling it ahead
+                    src = _Counted(src, n)
         return stages(src), src
 
     def none_error(self) -> TypeError:
@@ -248,7 +291,7 @@ def may_look_ahead(fusion: Fusion[Any], src: Iterator[Any] | None, remaining: in
         return src is not None and length_hint(src, -1) <= 0
     if src is None:
         return False
-    if type(src) is _Peek:
+    if type(src) is _Peek or type(src) is _Counted:
         return src.exhausted()
     return length_hint(src, -1) == 0
 
