@@ -9,6 +9,16 @@ iterator with ``itertools.islice`` per ``request(n)``, and with a plain ``for`` 
 unbounded: one Python call per element (the downstream's ``on_next``) instead of one per stage.
 
 ``hide()`` breaks fusion, as in RxJava. Fused and unfused chains give identical signals.
+
+Looking ahead. To complete eagerly (RxJava's ``fromIterable`` calls ``hasNext()`` at subscription
+and after each element) the driver pulls one element ahead when demand is met and the size is
+unknown. Through stages that run user code (``Fusion.user``: a mapper, a predicate) that would
+call the user's function for an element nobody requested, and could signal its error without
+demand, which the unfused operators never do. So such chains look ahead only once the *source*
+is exhausted: the source iterator is kept apart from the stages (``Fusion.open``) and probed with
+``length_hint``, or through :class:`_Peek` (pulls the source alone one ahead) when it has none,
+or :class:`_Counted` when the source itself runs user code but its size is known. A chain whose
+end cannot be seen that way does not fold into ``concat``/``repeat`` (``chains_blind``).
 """
 
 from __future__ import annotations
