@@ -44,10 +44,14 @@ class TaskHandle:
         return self._disposed
 
     def take(self) -> Task | None:
-        """The task if it may still run (and marks the handle done for one-shot tasks)."""
+        """The task if it may still run, and marks the handle done: a task that ran is disposed
+        (``is_disposed`` is True, as RxJava's), and its reference is dropped."""
         if self._disposed:
             return None
-        return self._task
+        t = self._task
+        self._disposed = True
+        self._task = None
+        return t
 
 
 _GONE: Final[Any] = object()
@@ -65,6 +69,10 @@ class _PeriodicHandle(TaskHandle):
         # the pending run's handle, or _GONE once disposed. race: dispose (any thread) vs the
         # run scheduling its successor (the worker's thread): one of them disposes the successor
         self._current: AtomicRef[Any] = AtomicRef(None)
+
+    def take(self) -> Task | None:
+        # a periodic task runs many times: done only when disposed
+        return None if self._disposed else self._task
 
     def track(self, run: Any) -> None:
         cur = self._current

@@ -55,10 +55,9 @@ class _ImmediateWorker(Worker):
         due = time.monotonic() + max(0.0, initial_delay)
         while True:
             sleep_until(due)
-            t = handle.take()
-            if t is None or self.is_disposed:
+            if handle.is_disposed or self.is_disposed:
                 return handle
-            run_task_nested(t, self._context)
+            run_task_nested(task, self._context)
             due += period
             now = time.monotonic()
             if due < now - period:  # fell behind: re-base instead of a burst of catch-up runs

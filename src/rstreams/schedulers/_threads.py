@@ -231,6 +231,7 @@ class _WorkerTaskHandle(TaskHandle):
         w = self._worker
         self._worker = None
         self._task = None  # one-shot: drop the reference once run
+        self._disposed = True  # and done (is_disposed, as RxJava's ScheduledRunnable)
         if w is not None:
             if w._disposed._value:
                 return None
