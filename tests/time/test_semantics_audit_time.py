@@ -92,6 +92,36 @@ def test_test_scheduler_same_time_tasks_run_fifo_including_tasks_added_while_adv
     assert out == ["a", "b", "c", "d"]
 
 
+@pytest.mark.parametrize("name", ["test", "trampoline", "single", "computation", "from_executor"])
+def test_a_task_handle_is_disposed_once_its_task_ran(name: str) -> None:
+    # RxJava: the Disposable of a scheduled task reports isDisposed() after the task ran
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="audit-exec")
+    ts = TestScheduler()
+    s: Scheduler = {
+        "test": ts,
+        "trampoline": schedulers.trampoline(),
+        "single": schedulers.single(),
+        "computation": schedulers.computation(),
+        "from_executor": schedulers.from_executor(pool),
+    }[name]
+    try:
+        w = s.create_worker()
+        ran = threading.Event()
+        h = w.schedule(ran.set)
+        later = None if name == "trampoline" else w.schedule(lambda: None, 60)  # trampoline: blocks
+        ts.trigger_actions()
+        assert ran.wait(10)
+        done = threading.Event()
+        w.schedule(done.set)  # the worker is serial: the first task's bookkeeping is over by then
+        ts.trigger_actions()
+        assert done.wait(10)
+        assert h.is_disposed
+        assert later is None or not later.is_disposed
+        w.dispose()
+    finally:
+        pool.shutdown(wait=True)
+
+
 def test_test_scheduler_worker_dispose_cancels_only_its_pending_tasks() -> None:
     ts = TestScheduler()
     w1, w2 = ts.create_worker(), ts.create_worker()
