@@ -17,7 +17,7 @@ import pytest
 
 from rstreams import Flowable, NoSuchElementError, schedulers
 from rstreams.aio import AsyncioScheduler, AsyncIteratorSubscriber
-from rstreams.testing import TestPublisher, TestSubscriber
+from rstreams.testing import TestPublisher, TestSubscriber, Violation
 
 from .util import own_threads, run
 
@@ -108,7 +108,11 @@ def test_async_for_break_on_a_held_iterator_cancels_the_upstream() -> None:
     cancelled: list[bool] = []
 
     async def main() -> list[int]:
-        it = Flowable.range(0, 1000).do_on_cancel(lambda: cancelled.append(True)).to_async_iterator(prefetch=32)
+        it = (
+            Flowable.range(0, 1000)
+            .do_on_cancel(lambda: cancelled.append(True))
+            .to_async_iterator(prefetch=32)
+        )
         got = []
         async for x in it:
             got.append(x)
@@ -654,7 +658,11 @@ def test_to_future_cancel_cancels_the_upstream_and_error_is_the_exception() -> N
 def test_blocking_iterable_break_cancels_a_thread_upstream_and_errors_are_raised() -> None:
     cancelled = threading.Event()
     before = own_threads()
-    it = Flowable.interval(0.001, scheduler=schedulers.computation()).do_on_cancel(cancelled.set).blocking_iterable(4)
+    it = (
+        Flowable.interval(0.001, scheduler=schedulers.computation())
+        .do_on_cancel(cancelled.set)
+        .blocking_iterable(4)
+    )
     got = []
     for x in it:
         got.append(x)
@@ -663,7 +671,12 @@ def test_blocking_iterable_break_cancels_a_thread_upstream_and_errors_are_raised
     assert got == [0, 1, 2]
     assert cancelled.wait(5)
     with pytest.raises(Boom):
-        for _ in Flowable.just(1).concat_with(Flowable.error(Boom("e"))).subscribe_on(schedulers.io()).blocking_iterable():
+        for _ in (
+            Flowable.just(1)
+            .concat_with(Flowable.error(Boom("e")))
+            .subscribe_on(schedulers.io())
+            .blocking_iterable()
+        ):
             pass
     assert own_threads() <= before
 
@@ -704,3 +717,35 @@ def test_rule_2_4_bridges_do_not_cancel_a_terminated_upstream() -> None:
     src("map_async-test").map_async(ident, 2).subscribe(ts)
     ts.await_done(5).assert_result(*range(10)).assert_no_violations()
     assert cancels == []
+
+
+def test_late_errors_after_a_timeout_or_a_cancelled_future_reach_the_plugins(
+    undeliverable: list[BaseException],
+) -> None:
+    """'Errors that cannot be delivered go to rstreams.plugins, never silently' (README)."""
+    tp: TestPublisher[int] = TestPublisher.create_noncompliant(Violation.DEFER_CANCELLATION)
+    with pytest.raises(TimeoutError):
+        Flowable.from_publisher(tp).blocking_first(timeout=0.02)
+    tp.error(Boom("after the timeout"))
+    tp2: TestPublisher[int] = TestPublisher.create_noncompliant(Violation.DEFER_CANCELLATION)
+    fut = Flowable.from_publisher(tp2).to_future()
+    assert fut.cancel()
+    tp2.error(Boom("after cancel"))
+    assert sorted(str(e) for e in undeliverable if isinstance(e, Boom)) == [
+        "after cancel",
+        "after the timeout",
+    ]
+
+
+def test_blocking_first_value_racing_the_timeout_is_never_lost() -> None:
+    """Either the value or TimeoutError (then the upstream is cancelled), for every interleaving."""
+    for i in range(30):
+        tp: TestPublisher[int] = TestPublisher.create()
+        timer = threading.Timer(0.001 * (i % 3), lambda tp=tp: tp.next(5) if tp.requested else None)
+        timer.start()
+        try:
+            assert Flowable.from_publisher(tp).blocking_first(timeout=0.002) == 5
+        except TimeoutError:
+            timer.join()
+            tp.assert_was_cancelled()
+        timer.join()

@@ -40,7 +40,7 @@ from itertools import islice, repeat
 from typing import Any, Final, Generic, NoReturn, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicRef
+from ..._internal.atomics import AtomicFlag, AtomicRef
 from ..._internal.requests import MAX_DEMAND
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription, null_element_message
@@ -374,7 +374,7 @@ class _EventSubscriber(Generic[T]):
     """Records the first (``first=True``) or last element, then sets an Event on termination."""
 
     _rs_no_wrap = True
-    __slots__ = ("_first", "_upstream", "_value", "_error", "_event", "__weakref__")
+    __slots__ = ("_first", "_upstream", "_value", "_error", "_event", "_once", "__weakref__")
 
     def __init__(self, first: bool) -> None:
         self._first = first
@@ -382,6 +382,9 @@ class _EventSubscriber(Generic[T]):
         self._value: Any = _END
         self._error: BaseException | None = None
         self._event = threading.Event()  # set once per stream; its lock publishes _value/_error
+        # race: the result-deciding signal (first element, terminal) vs the waiter's timeout: the
+        # one that sets it decides; a signal that loses goes to the plugins, never silently
+        self._once = AtomicFlag()
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
@@ -393,7 +396,7 @@ class _EventSubscriber(Generic[T]):
         if item is None:
             _none_argument(self, "on_next")
         if self._first:
-            if self._value is _END and not self._event.is_set():
+            if self._value is _END and self._once.try_set():
                 self._value = item
                 cancel(self._upstream)
                 self._event.set()
@@ -403,14 +406,19 @@ class _EventSubscriber(Generic[T]):
     def on_error(self, error: BaseException) -> None:
         if error is None:
             _none_argument(self, "on_error")
-        if self._event.is_set():
-            plugins.on_error(error, "blocking_first/last: on_error after the result was taken")
+        if not self._once.try_set():
+            plugins.on_error(
+                error, "blocking_first/last: on_error after the result was taken or the wait timed out"
+            )
             return
+        self._upstream.set(CANCELLED)  # rule 2.4
         self._error = error
         self._event.set()
 
     def on_complete(self) -> None:
-        self._event.set()
+        if self._once.try_set():
+            self._upstream.set(CANCELLED)  # rule 2.4
+            self._event.set()
 
     def cancel(self) -> None:
         cancel(self._upstream)
@@ -418,8 +426,12 @@ class _EventSubscriber(Generic[T]):
     def result(self, name: str, default: Any, timeout: float | None) -> Any:
         try:
             if not self._event.wait(timeout):
-                self.cancel()
-                raise TimeoutError(f"{name}(): no result within {timeout} s; the subscription was cancelled")
+                if self._once.try_set():  # the timeout wins: later signals go to the plugins
+                    self.cancel()
+                    raise TimeoutError(
+                        f"{name}(): no result within {timeout} s; the subscription was cancelled"
+                    )
+                self._event.wait()  # a signal won just now: it sets the event right after
         except BaseException:
             self.cancel()  # e.g. KeyboardInterrupt while waiting
             raise
@@ -563,9 +575,8 @@ class _FutureSubscriber(Generic[T]):
         self._upstream.set(CANCELLED)
         try:
             self._future.set_exception(error)
-        except concurrent.futures.InvalidStateError:
-            if not self._future.cancelled():
-                plugins.on_error(error, "to_future(): on_error after the future was completed")
+        except concurrent.futures.InvalidStateError:  # completed or cancelled: never silently
+            plugins.on_error(error, "to_future(): on_error after the future was completed or cancelled")
 
     def on_complete(self) -> None:
         self._upstream.set(CANCELLED)
