@@ -1358,3 +1358,32 @@ def test_stress_cancel_from_another_thread_while_inners_emit(name: str) -> None:
         assert not thread_errors, thread_errors[:3]
     finally:
         threading.excepthook = old_hook
+
+
+def test_rule_3_9_last_subscriber_of_a_ref_counted_multicast_processor_gets_its_error() -> None:
+    from rstreams.processors import MulticastProcessor
+
+    mp: MulticastProcessor[int] = MulticastProcessor.create(4, ref_count=True)
+    mp.start()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    mp.subscribe(ts)
+    assert mp.offer(1)
+    ts.request(0)  # the last subscriber leaves with the error; the processor ends
+    ts.assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
+    assert mp.has_complete
+    mp.test().assert_result().assert_no_violations()
+
+
+def test_publish_dispose_while_items_are_queued_drops_them_and_refuses_nobody() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    cf = Flowable.from_publisher(tp).publish()
+    slow: TestSubscriber[int] = TestSubscriber(0)
+    cf.subscribe(slow)
+    d = cf.connect()
+    tp.next(1, 2, 3)  # queued: the subscriber has no demand
+    d.dispose()
+    assert tp.was_cancelled
+    slow.request(5)
+    slow.assert_no_values().assert_not_terminated().assert_no_violations()  # RxJava: no signal on dispose
+    fresh = cf.test()  # a new connection serves new subscribers
+    fresh.assert_no_values().assert_not_terminated().assert_no_violations()

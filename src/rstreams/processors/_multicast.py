@@ -58,9 +58,10 @@ class _MulticastSubscription(Generic[T]):
             if err is not None:
                 self.bad = err
                 if p is not None:
+                    if self.added:
+                        p._pending_bad.append(self)  # before _remove: a last ref-counted one drains there
                     p._remove(self)
                     if self.added:
-                        p._pending_bad.append(self)
                         p._drain()
                 return
         add_request(self.requested, n)
@@ -125,6 +126,7 @@ class MulticastProcessor(SubscriberSet[T]):
         "_consumed",
         "_pending_bad",
         "_once",
+        "_discard",
     )
 
     def __init__(self, buffer_size: int = 128, ref_count: bool = False) -> None:
@@ -145,6 +147,9 @@ class MulticastProcessor(SubscriberSet[T]):
         self._consumed = 0  # emitted since the last replenishment (inside the drain only)
         self._pending_bad: deque[_MulticastSubscription[T]] = deque()
         self._once = AtomicFlag()  # the upstream terminal is accepted once (rule 1.7)
+        # disconnected / last ref-counted subscriber gone: the drain drops the queue (race: a
+        # clear from the cancelling thread vs the drain popping on the emitting thread)
+        self._discard = False
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
     def create(buffer_size: int = 128, ref_count: bool = False) -> MulticastProcessor[Any]:  # type: ignore[override]
@@ -223,7 +228,8 @@ class MulticastProcessor(SubscriberSet[T]):
             self._terminated = True
             self._subscribers = ()
         self._done = True
-        self._queue.clear()
+        self._discard = True
+        self._drain()  # the drain owner drops the queue
 
     # -- subscribers -----------------------------------------------------------------------------
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
@@ -266,7 +272,8 @@ class MulticastProcessor(SubscriberSet[T]):
         self._once.try_set()
         self._done = True
         cancel(self._upstream)
-        self._queue.clear()
+        self._discard = True
+        self._drain()  # the drain owner drops the queue
         return 0
 
     # -- the lockstep drain ------------------------------------------------------------------------
@@ -282,6 +289,8 @@ class MulticastProcessor(SubscriberSet[T]):
         q = self._queue
         limit = self._limit
         while True:
+            if self._discard:
+                q.clear()
             pb = self._pending_bad
             while pb:
                 pb.popleft().deliver_bad()  # rule 3.9 errors, serial with on_next
