@@ -448,3 +448,24 @@ def test_fused_concat_of_mapped_chains_under_a_filter_maps_only_requested_elemen
         assert calls == [1], f"hide={hide}: mapper called for {calls}"
         ts.request(2)
         ts.assert_result(1, 2, 3).assert_no_violations()
+
+
+@pytest.mark.parametrize(
+    "op",
+    [lambda f: f.retry_when(lambda errors: errors), lambda f: f.repeat_when(lambda done: done.take(1))],
+    ids=["retry_when", "repeat_when"],
+)
+def test_rule_1_7_when_operators_after_termination(op: Op) -> None:
+    with plugins.collect_errors() as undeliverable:
+        tp: TestPublisher[int] = TestPublisher.create_noncompliant(
+            Violation.CLEANUP_ON_TERMINATE, Violation.REQUEST_OVERFLOW, Violation.DEFER_CANCELLATION
+        )
+        ts: TestSubscriber[int] = TestSubscriber()
+        op(Flowable.from_publisher(tp)).subscribe(ts)
+        tp.next(1)
+        tp.complete()
+        tp.next(2)
+        tp.error(KeyError("late"))
+    ts.assert_values(1).assert_no_violations()
+    assert ts.is_terminated
+    assert any(isinstance(e, KeyError) for e in undeliverable), "the late error was lost"

@@ -112,6 +112,9 @@ class _WhenSubscriber(SubscriptionArbiter):
         if not self._retry:
             self.terminate(error, from_handler=False)
             return
+        if self._done.is_set():  # a faulty source's error after the stream ended: not lost
+            plugins.on_error(error, "retry_when: on_error after the stream ended")
+            return
         self._again(error)
 
     def on_complete(self) -> None:
