@@ -1387,3 +1387,33 @@ def test_publish_dispose_while_items_are_queued_drops_them_and_refuses_nobody() 
     slow.assert_no_values().assert_not_terminated().assert_no_violations()  # RxJava: no signal on dispose
     fresh = cf.test()  # a new connection serves new subscribers
     fresh.assert_no_values().assert_not_terminated().assert_no_violations()
+
+
+def test_connectable_after_termination_late_subscribers_get_the_terminal_until_reset() -> None:
+    runs: list[int] = []
+
+    def source() -> Flowable[int]:
+        runs.append(1)
+        return Flowable.range(0, 3)
+
+    cf = Flowable.defer(source).publish()
+    first = cf.test()
+    cf.connect()
+    first.assert_result(0, 1, 2).assert_no_violations()
+    cf.test().assert_result().assert_no_violations()  # RxJava 3: the terminal, as a processor would
+    cf.reset()
+    fresh = cf.test()
+    fresh.assert_no_values().assert_not_terminated()
+    cf.connect()
+    fresh.assert_result(0, 1, 2).assert_no_violations()
+    assert len(runs) == 2
+
+    rf = Flowable.defer(source).replay()
+    rf.connect()
+    rf.test().assert_result(0, 1, 2).assert_no_violations()  # replayed after termination
+    rf.reset()
+    again = rf.test()
+    again.assert_no_values().assert_not_terminated()
+    rf.connect()
+    again.assert_result(0, 1, 2).assert_no_violations()
+    assert len(runs) == 4
