@@ -66,7 +66,7 @@ class EventLoop:
         with self._lock:
             if self._stopped:
                 return False
-            if delay <= 0:
+            if not delay > 0:  # NaN too: a NaN due time would break the heap and the wait below
                 self._ready.append((handle, context))
             else:
                 heapq.heappush(self._timed, (time.monotonic() + delay, next(self._seq), handle, context))
