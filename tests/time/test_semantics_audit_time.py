@@ -353,6 +353,28 @@ def test_schedule_direct_dispose_before_running_ends_its_worker_thread() -> None
     assert not any(t.is_alive() for t in started)  # no thread leaks for a task that never runs
 
 
+@pytest.mark.parametrize("name", ["test", "trampoline", "single", "from_executor"])
+def test_a_nan_delay_runs_as_soon_as_possible_and_breaks_nothing(name: str) -> None:
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="audit-exec")
+    ts = TestScheduler()
+    s: Scheduler = {
+        "test": ts,
+        "trampoline": schedulers.trampoline(),
+        "single": schedulers.single(),
+        "from_executor": schedulers.from_executor(pool),
+    }[name]
+    try:
+        w = s.create_worker()
+        first, second = threading.Event(), threading.Event()
+        w.schedule(first.set, math.nan)
+        w.schedule(second.set, 0.001)
+        ts.advance_by(0.001)
+        assert first.wait(10) and second.wait(10)
+        w.dispose()
+    finally:
+        pool.shutdown(wait=True)
+
+
 def test_loop_worker_forgets_a_disposed_timed_task_at_once() -> None:
     # debounce disposes one timer per element: the worker must not keep every disposed handle
     w = schedulers.single().create_worker()
