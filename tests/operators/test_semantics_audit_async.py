@@ -1417,3 +1417,12 @@ def test_connectable_after_termination_late_subscribers_get_the_terminal_until_r
     rf.connect()
     again.assert_result(0, 1, 2).assert_no_violations()
     assert len(runs) == 4
+
+
+@pytest.mark.parametrize("op", ["flat_map", "switch_map", "concat_map_eager", "concat_map"])
+def test_mapper_returning_a_non_publisher_is_a_type_error_and_cancels_upstream(op: str) -> None:
+    cancelled: list[bool] = []
+    src = Flowable.range(0, 3).hide().do_on_cancel(lambda: cancelled.append(True))
+    ts = getattr(src, op)(lambda x: [x]).test()
+    ts.await_done(5).assert_error(TypeError, match=f"{op}.*not a Publisher").assert_no_values().assert_no_violations()
+    assert cancelled

@@ -78,8 +78,12 @@ class _EagerMain:
             self._upstream.cancel()
             self.on_error(none_result_error("concat_map_eager", "the mapper"))
             return
-        inner = PrefetchInner(self, self._prefetch)
         is_scalar, value = scalar_value(p)
+        if not is_scalar and not callable(getattr(p, "subscribe", None)):
+            self._upstream.cancel()
+            self.on_error(TypeError(f"concat_map_eager(): the mapper returned a {type(p).__name__}, not a Publisher"))
+            return
+        inner = PrefetchInner(self, self._prefetch)
         with self._lock:
             if self._cancelled:
                 return

@@ -114,6 +114,10 @@ class FlatMapSubscriber:
             else:
                 self._scalar_next(value)
             return
+        if not callable(getattr(p, "subscribe", None)):
+            self._upstream.cancel()
+            self.on_error(TypeError(f"flat_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
+            return
         inner = _FlatMapInner(self, self._prefetch)
         with self._lock:
             self._inners = self._inners + (inner,)

@@ -85,6 +85,10 @@ class _SwitchMapMain:
             self._switch_to(inner)
             self._drain()
             return
+        if not callable(getattr(p, "subscribe", None)):
+            self._upstream.cancel()
+            self.on_error(TypeError(f"switch_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
+            return
         self._switch_to(inner)
         p.subscribe(inner)
 
