@@ -730,6 +730,34 @@ def test_debounce_emits_the_last_item_after_a_quiet_period() -> None:
     sub.assert_not_complete().assert_no_violations()
 
 
+def test_debounce_complete_after_the_item_was_emitted_does_not_repeat_it() -> None:
+    ts, tp, sub = _src(lambda f, s: f.debounce(1, s))
+    tp.next(1)
+    ts.advance_by(1)
+    tp.complete()
+    sub.assert_result(1).assert_no_violations()
+
+
+def test_sample_does_not_repeat_an_item_at_a_later_tick() -> None:
+    ts, tp, sub = _src(lambda f, s: f.sample(1, s))
+    tp.next(1)
+    ts.advance_by(3)
+    tp.next(2)
+    ts.advance_by(1)
+    sub.assert_values(1, 2).assert_no_violations()
+    sub.cancel()
+
+
+def test_timer_cancel_before_firing_emits_nothing_and_frees_the_timer() -> None:
+    ts = TestScheduler()
+    sub: TestSubscriber[int] = TestSubscriber()
+    Flowable.timer(1, ts).subscribe(sub)
+    sub.cancel()
+    assert ts.pending == 0
+    ts.advance_by(2)
+    sub.assert_empty().assert_no_violations()
+
+
 def test_debounce_complete_flushes_the_pending_item_at_once() -> None:
     ts, tp, sub = _src(lambda f, s: f.debounce(1, s))
     tp.next(1, 2)
