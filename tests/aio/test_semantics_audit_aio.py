@@ -749,3 +749,29 @@ def test_blocking_first_value_racing_the_timeout_is_never_lost() -> None:
             timer.join()
             tp.assert_was_cancelled()
         timer.join()
+
+
+def test_blocking_bridges_called_on_a_loop_thread_do_not_deadlock_on_that_loop() -> None:
+    """The asyncio sources pick the subscribing thread's running loop; a blocking call on that
+    thread blocks the loop, so the bridges subscribe with it hidden (background loop instead)."""
+
+    async def one() -> int:
+        return 1
+
+    async def double(x: int) -> int:
+        return x * 2
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        assert Flowable.from_coroutine(one).blocking_first(timeout=5) == 1
+        assert Flowable.range(0, 3).map_async(double).blocking_last(timeout=5) == 4
+        assert list(Flowable.range(0, 3).map_async(double).blocking_iterable(2)) == [0, 2, 4]
+        got: list[int] = []
+        Flowable.range(0, 3).do_on_next_async(one_arg_noop).blocking_subscribe(got.append)
+        assert got == [0, 1, 2]
+        assert asyncio.get_running_loop() is loop  # restored
+
+    async def one_arg_noop(_: int) -> None:
+        return None
+
+    run(main(), timeout=20)

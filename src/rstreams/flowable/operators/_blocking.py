@@ -26,12 +26,17 @@ other threads: a synchronous source runs on the calling thread, inside ``subscri
 ``blocking_last`` also checks the deadline once per chunk of 4096 elements). ``blocking_subscribe`` runs the callbacks on the
 calling thread. ``to_future`` returns a ``concurrent.futures.Future`` whose ``cancel()`` cancels the
 subscription.
+
+Called on a thread that runs an event loop, the blocking bridges subscribe with that loop hidden,
+so asyncio sources and operators run on the background loop instead of deadlocking on the loop the
+caller blocks (``await flowable`` is the non-blocking way there).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import operator
+import sys
 import threading
 import time
 from collections import deque
@@ -79,6 +84,23 @@ def _check_timeout(name: str, timeout: object) -> float | None:
 
 def _has_none(chunk: list[Any]) -> bool:
     return any(map(_is, chunk, repeat(None)))
+
+
+def _subscribe_blocking(source: Flowable[T], sub: Any) -> None:
+    """Subscribe for a caller that is about to block. On a thread that runs an event loop, that
+    loop is hidden for the ``subscribe`` call, so the asyncio sources and operators (which use the
+    subscribing thread's running loop) run on the background loop: on the blocked loop their
+    coroutines would never run, a deadlock. asyncio not imported yet: no loop can be running."""
+    events = sys.modules.get("asyncio.events")
+    loop = events._get_running_loop() if events is not None else None
+    if events is None or loop is None:
+        source.subscribe(sub)
+        return
+    events._set_running_loop(None)  # thread-local: this thread only, restored right after
+    try:
+        source.subscribe(sub)
+    finally:
+        events._set_running_loop(loop)
 
 
 def _none_argument(sub: Any, where: str) -> NoReturn:
@@ -249,7 +271,7 @@ class BlockingIterator(Generic[T]):
             return
         sub: _QueueSubscriber[T] = _QueueSubscriber(self._prefetch)
         self._sub = sub
-        self._source.subscribe(sub)
+        _subscribe_blocking(self._source, sub)
 
     def __iter__(self) -> Generator[T, None, None]:
         """A generator over the elements; its ``finally`` cancels on ``break``, on an exception in the
@@ -460,7 +482,7 @@ def blocking_first(source: Flowable[T], default: Any, timeout: float | None) -> 
             raise fz.none_error()
         return _result("blocking_first", x, default)  # type: ignore[no-any-return]
     sub: _EventSubscriber[T] = _EventSubscriber(True)
-    source.subscribe(sub)
+    _subscribe_blocking(source, sub)
     return sub.result("blocking_first", default, t)  # type: ignore[no-any-return]
 
 
@@ -482,7 +504,7 @@ def blocking_last(source: Flowable[T], default: Any, timeout: float | None) -> T
                 raise TimeoutError(f"blocking_last(): no result within {t} s (the source was abandoned)")
         return _result("blocking_last", last, default)  # type: ignore[no-any-return]
     sub: _EventSubscriber[T] = _EventSubscriber(False)
-    source.subscribe(sub)
+    _subscribe_blocking(source, sub)
     return sub.result("blocking_last", default, t)  # type: ignore[no-any-return]
 
 
