@@ -1,8 +1,12 @@
 """The Scheduler/Worker contract (RxJava's ``Scheduler`` and ``Scheduler.Worker``).
 
 * A :class:`Worker` runs its tasks one at a time, never concurrently, and immediate tasks in FIFO
-  order; ``dispose()`` cancels its pending tasks (and no one else's).
-* After ``dispose``, ``schedule`` returns an already-disposed handle and runs nothing.
+  order; delayed tasks in due-time order (FIFO for equal times); ``dispose()`` cancels its pending
+  tasks (and no one else's).
+* After ``dispose``, ``schedule`` returns an already-disposed handle and runs nothing. A task's
+  handle is disposed once the task ran; a periodic handle's ``dispose`` also drops the pending run.
+* A delay is any float: ``<= 0`` or NaN means "as soon as possible", ``math.inf`` means never (no
+  sleep or wait is ever asked for more than the platform accepts).
 * A task that raises does not kill anything: the error goes to the undeliverable-error hook.
 * ``contextvars`` captured when the worker is created (that is, at subscribe time for the
   operators that use one) are restored around every task it runs.
