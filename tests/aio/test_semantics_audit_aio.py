@@ -775,3 +775,34 @@ def test_blocking_bridges_called_on_a_loop_thread_do_not_deadlock_on_that_loop()
         return None
 
     run(main(), timeout=20)
+
+
+@pytest.mark.parametrize("op", ["map_async", "do_on_next_async", "flat_map_async"])
+def test_upstream_callbacks_never_run_on_the_background_loop_thread(op: str) -> None:
+    """DESIGN 3: 'User callbacks never run on the asyncio loop thread unless the user asked for
+    that scheduler.' Subscribed from a thread with no loop, the async operators run their
+    coroutines on the shared background loop; the upstream's ``map`` must not follow them there
+    (the replenishing requests come from that loop)."""
+    threads: set[str] = set()
+
+    def spy(x: int) -> int:
+        threads.add(threading.current_thread().name)
+        return x
+
+    async def ident(x: int) -> int:
+        return x
+
+    async def one(x: int) -> AsyncIterator[int]:
+        yield x
+
+    src = Flowable.range(0, 500).map(spy)
+    f: Flowable[int] = {
+        "map_async": lambda: src.map_async(ident, 4),
+        "do_on_next_async": lambda: src.do_on_next_async(ident),
+        "flat_map_async": lambda: src.flat_map_async(one, 4),
+    }[op]()
+    ts: TestSubscriber[int] = TestSubscriber()
+    f.subscribe(ts)
+    ts.await_done(10).assert_value_count(500).assert_complete().assert_no_violations()
+    assert sorted(ts.values) == list(range(500))
+    assert threads and not any(t.startswith("rstreams-aio-loop") for t in threads)

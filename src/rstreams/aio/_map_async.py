@@ -2,8 +2,10 @@
 
 ``map_async(async_fn, max_concurrency=k, ordered=True, prefetch=k)``
     Each upstream element becomes a task ``async_fn(x)`` on one event loop (the subscribing
-    thread's running loop, else the background loop thread ``rstreams-aio-loop``). At most ``k``
-    tasks run at once. The upstream is asked for a window of ``k + prefetch`` elements and
+    thread's running loop, else the background loop thread ``rstreams-aio-loop``, and then the
+    upstream is subscribed and requested on an ``io()`` worker: the drain replenishes from the
+    loop thread, and a synchronous upstream's callbacks must not run on a loop nobody asked
+    for, DESIGN 3). At most ``k`` tasks run at once; the drain hands each new worker its element. The upstream is asked for a window of ``k + prefetch`` elements and
     replenished in batches (``prefetch - prefetch // 4``) as results leave towards the downstream,
     so elements waiting to start, running, or finished but not yet requested never exceed that
     window. ``ordered=True`` emits in input order (the deque of tasks is the reorder buffer: only
@@ -36,7 +38,7 @@ from asyncio import AbstractEventLoop, Task
 from asyncio.events import _get_running_loop
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Final, Generic, TypeVar, cast, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicInt
@@ -337,10 +339,24 @@ class _MapAsyncFlowable(Flowable[R]):
         self._prefetch = prefetch
 
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
-        loop = resolve_loop(None)
-        self._source.subscribe(
+        loop, source = _loop_and_source(self._source)
+        source.subscribe(
             _MapAsyncSubscriber(subscriber, self._fn, self._k, self._ordered, self._prefetch, loop)
         )
+
+
+def _loop_and_source(source: Publisher[T]) -> tuple[AbstractEventLoop, Publisher[T]]:
+    """The loop for the coroutines, and the upstream to subscribe to. The operator requests its
+    upstream from the loop thread (its drain replenishes there), so a synchronous upstream would
+    run its user callbacks (``map``, ``filter``...) on that loop. On the subscriber's own running
+    loop that is its choice (as ``async for`` is); the shared background loop was never asked
+    for (DESIGN 3), so there the upstream is subscribed and requested on an io worker instead."""
+    running = _get_running_loop()
+    if running is not None:
+        return running, source
+    from .. import schedulers
+
+    return resolve_loop(None), Flowable.from_publisher(source).subscribe_on(schedulers.io())
 
 
 def _check_positive(op: str, name: str, v: object) -> None:
@@ -405,7 +421,7 @@ class _FlatMapAsyncFlowable(Flowable[R]):
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
         from ..flowable.operators._flat_map import flat_map
 
-        loop = resolve_loop(None)
+        loop, source = _loop_and_source(self._source)
         fn = self._fn
 
         def mapper(x: Any) -> Any:
@@ -421,7 +437,7 @@ class _FlatMapAsyncFlowable(Flowable[R]):
                 res = _AwaitedIterable(res)
             return _FromAsyncIterable(res, loop, "flat_map_async")
 
-        flat_map(self._source, mapper, self._k, self._prefetch).subscribe(subscriber)
+        flat_map(cast("Flowable[Any]", source), mapper, self._k, self._prefetch).subscribe(subscriber)
 
 
 def flat_map_async(

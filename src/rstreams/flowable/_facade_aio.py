@@ -188,7 +188,8 @@ class AsyncioMixin(Generic[T]):
 
         Scheduler: the coroutines run on the subscribing thread's running loop, else on the
         background loop thread ``rstreams-aio-loop``; results are emitted on that loop's thread
-        (add ``observe_on`` to move them elsewhere).
+        (add ``observe_on`` to move them elsewhere). On the background loop the upstream is
+        subscribed and requested on an ``io()`` worker, so its callbacks never run on that loop.
         """
         from ..aio._map_async import map_async
 
@@ -222,7 +223,8 @@ class AsyncioMixin(Generic[T]):
         finished inner; each inner is prefetched with ``prefetch`` elements, replenished at 75%.
 
         Scheduler: the async iterables run on the subscribing thread's running loop, else on the
-        background loop thread ``rstreams-aio-loop``; elements are emitted on that loop's thread.
+        background loop thread ``rstreams-aio-loop`` (then the upstream is subscribed and requested
+        on an ``io()`` worker, as in :meth:`map_async`); elements are emitted on that loop's thread.
         """
         from ..aio._map_async import flat_map_async
 
@@ -243,8 +245,9 @@ class AsyncioMixin(Generic[T]):
 
         Backpressure: as :meth:`map_async` with ``max_concurrency=1``.
 
-        Scheduler: the callbacks run on the subscribing thread's running loop, else on the
-        background loop thread ``rstreams-aio-loop``; elements are emitted on that loop's thread.
+        Scheduler: as :meth:`map_async`: the callbacks run on the subscribing thread's running
+        loop, else on the background loop thread ``rstreams-aio-loop``; elements are emitted on
+        that loop's thread.
         """
         from ..aio._map_async import do_on_next_async
 
