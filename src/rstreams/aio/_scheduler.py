@@ -2,10 +2,10 @@
 
 Thread-safe entry: ``schedule`` may be called from any thread. From the loop's own thread it uses
 ``loop.call_soon``/``call_later`` directly; from any other thread ``call_soon_threadsafe`` (a
-delayed task's due time is fixed at ``schedule`` and armed with ``call_at`` once it reaches the
-loop). Tasks of one Worker run one at a time (the loop runs one callback at a time) and immediate
-tasks in FIFO order (both paths append to the loop's ready queue in call order). ``contextvars`` captured when the Worker is created are
-restored around each task (``call_soon(..., context=)``).
+delayed task's due time is fixed at ``schedule`` and its timer armed once it reaches the loop).
+Tasks of one Worker run one at a time (the loop runs one callback at a time) and immediate tasks
+in FIFO order (both paths append to the loop's ready queue in call order). ``contextvars``
+captured when the Worker is created are restored around each task (``call_soon(..., context=)``).
 
 ``dispose()`` cancels the Worker's pending tasks: every task has a :class:`TaskHandle` checked
 just before it runs, and its asyncio ``Handle``/``TimerHandle`` is cancelled on the loop (so a long
@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+import time
 from asyncio import AbstractEventLoop
 from asyncio.events import _get_running_loop
 from typing import Any, final
@@ -56,11 +57,13 @@ class _LoopTaskHandle(TaskHandle):
         run_task(t, context)
 
     def arm_at(self, loop: AbstractEventLoop, due: float, context: contextvars.Context | None) -> None:
-        """On the loop thread: arm the timer for the due time fixed at ``schedule`` (a busy loop
-        that reaches this late does not add the whole delay again), unless disposed meanwhile."""
+        """On the loop thread: arm the timer for the due time fixed at ``schedule`` (on the
+        monotonic clock: a loop's own ``time()`` may be a cached value when read from another
+        thread, as uvloop's is), so a busy loop that reaches this late does not add the whole
+        delay again. Nothing is armed once disposed."""
         if self._disposed:
             return
-        self._handle = loop.call_at(due, self.run, context)
+        self._handle = loop.call_later(max(0.0, due - time.monotonic()), self.run, context)
 
     def dispose(self) -> None:
         if self._disposed:
@@ -103,9 +106,9 @@ class AsyncioWorker(Worker):
                 else:
                     h._handle = loop.call_soon(h.run, ctx)
             elif delay > 0:
-                # the due time is taken now, on the scheduling thread (loop.time() is the monotonic
-                # clock), so the hop to the loop does not delay the task by a second latency
-                loop.call_soon_threadsafe(h.arm_at, loop, loop.time() + delay, ctx)
+                # the due time is taken now, on the scheduling thread, so the hop to the loop does
+                # not delay the task by the loop's latency on top of ``delay``
+                loop.call_soon_threadsafe(h.arm_at, loop, time.monotonic() + delay, ctx)
             else:
                 loop.call_soon_threadsafe(h.run, ctx)
         except RuntimeError:  # the loop is closed
