@@ -263,7 +263,7 @@ def test_executor_worker_keeps_delayed_tasks_in_order() -> None:
         done = threading.Event()
         for i in range(300):
             w.schedule(lambda i=i: out.append(i), 0.005)
-        w.schedule(done.set, 0.05)
+        w.schedule(done.set, 0.005)  # due last (scheduled last): runs after all of them
         assert done.wait(10)
         w.dispose()
         assert out == list(range(300))
@@ -400,7 +400,7 @@ def test_worker_tasks_never_overlap_and_keep_order_with_delays() -> None:
 
     for i in range(100):
         w.schedule(lambda i=i: task(i), 0.002)
-    w.schedule(done.set, 0.05)
+    w.schedule(done.set, 0.002)  # due last (scheduled last): runs after all of them
     assert done.wait(10)
     w.dispose()
     assert not overlaps and order == list(range(100))
