@@ -1426,3 +1426,36 @@ def test_mapper_returning_a_non_publisher_is_a_type_error_and_cancels_upstream(o
     ts = getattr(src, op)(lambda x: [x]).test()
     ts.await_done(5).assert_error(TypeError, match=f"{op}.*not a Publisher").assert_no_values().assert_no_violations()
     assert cancelled
+
+
+@pytest.mark.parametrize("op", ["observe_on", "flat_map", "switch_map", "concat_map_eager", "merge", "zip"])
+def test_rule_1_1_source_ignoring_backpressure_is_missing_backpressure(op: str) -> None:
+    # RxJava: observeOn "Queue is full?!", flatMap/switchMap/concatMapEager inner queue overflow
+    from rstreams.errors import MissingBackpressureError
+    from rstreams.testing import Violation
+
+    tp: TestPublisher[int] = TestPublisher.create_noncompliant(Violation.REQUEST_OVERFLOW)
+    make: Any = {
+        "observe_on": lambda: Flowable.from_publisher(tp).observe_on(_io(), prefetch=4),
+        "flat_map": lambda: Flowable.just(1).flat_map(lambda _: tp, prefetch=4),
+        "switch_map": lambda: Flowable.just(1).switch_map(lambda _: tp, prefetch=4),
+        "concat_map_eager": lambda: Flowable.just(1).concat_map_eager(lambda _: tp, prefetch=4),
+        "merge": lambda: Flowable.merge(tp, Flowable.never(), prefetch=4),
+        "zip": lambda: Flowable.zip(tp, Flowable.never(), prefetch=4),
+    }[op]
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    make().subscribe(ts)
+    tp.next(*range(20))  # 20 elements against a request of 4, nobody consuming
+    ts.await_done(5).assert_error(MissingBackpressureError, match=op).assert_no_values().assert_no_violations()
+    assert tp.was_cancelled
+
+
+def test_flat_map_source_within_its_prefetch_is_never_reported() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.just(1).flat_map(lambda _: tp, prefetch=4).subscribe(ts)
+    for round_ in range(5):
+        tp.next(*range(round_ * 4, round_ * 4 + 4) if round_ == 0 else range(round_ * 4, round_ * 4 + 3))
+        ts.request(4 if round_ == 0 else 3)
+    ts.assert_no_errors().assert_no_violations()
+    assert ts.values == [*range(0, 4), *[v for r in range(1, 5) for v in range(r * 4, r * 4 + 3)]]

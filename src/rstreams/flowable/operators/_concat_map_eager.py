@@ -83,7 +83,7 @@ class _EagerMain:
             self._upstream.cancel()
             self.on_error(TypeError(f"concat_map_eager(): the mapper returned a {type(p).__name__}, not a Publisher"))
             return
-        inner = PrefetchInner(self, self._prefetch)
+        inner = PrefetchInner(self, self._prefetch, "concat_map_eager")
         with self._lock:
             if self._cancelled:
                 return

@@ -118,7 +118,7 @@ class FlatMapSubscriber:
             self._upstream.cancel()
             self.on_error(TypeError(f"flat_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
             return
-        inner = _FlatMapInner(self, self._prefetch)
+        inner = _FlatMapInner(self, self._prefetch, "flat_map")
         with self._lock:
             self._inners = self._inners + (inner,)
         p.subscribe(inner)

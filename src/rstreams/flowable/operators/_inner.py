@@ -36,9 +36,9 @@ class InnerParent(Protocol):
 
 class PrefetchInner:
     _rs_no_wrap = True
-    __slots__ = ("_parent", "queue", "done", "upstream", "_prefetch", "_limit", "_consumed", "__weakref__")
+    __slots__ = ("_parent", "queue", "done", "upstream", "_prefetch", "_limit", "_consumed", "_op", "__weakref__")
 
-    def __init__(self, parent: InnerParent, prefetch: int) -> None:
+    def __init__(self, parent: InnerParent, prefetch: int, op: str) -> None:
         self._parent: InnerParent | None = parent
         self.queue: deque[Any] = deque()
         self.done = False
@@ -46,6 +46,7 @@ class PrefetchInner:
         self._prefetch = prefetch
         self._limit = prefetch - (prefetch >> 2)
         self._consumed = 0
+        self._op = op
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if self.upstream is not CANCELLED:
@@ -61,6 +62,13 @@ class PrefetchInner:
     def on_next(self, item: Any) -> None:
         p = self._parent
         if p is not None:
+            if len(self.queue) >= self._prefetch:
+                # the source broke rule 1.1: a compliant one cannot deliver while ``prefetch``
+                # elements wait (the parent replenishes only after taking them out of the queue)
+                self.upstream.cancel()
+                self._parent = None
+                p._inner_error(self, overflow_error(self._op, self._prefetch))
+                return
             p._inner_next(self, item)
 
     def on_error(self, error: BaseException) -> None:

@@ -27,6 +27,7 @@ from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from .._fused import batch_sink
+from ._inner import overflow_error
 
 __all__ = ["observe_on"]
 
@@ -85,7 +86,14 @@ class _ObserveOnSubscriber(Generic[T]):
     def on_next(self, item: T) -> None:
         if self._done:
             return
-        self._queue.append(item)
+        q = self._queue
+        q.append(item)
+        if len(q) > self._prefetch:
+            # the upstream broke rule 1.1 (the drain replenishes only after taking elements out):
+            # RxJava's "Queue is full?!" MissingBackpressureException, ahead of the queued elements
+            self._upstream.cancel()
+            self.on_error(overflow_error("observe_on", self._prefetch))
+            return
         if not self._active:  # fast path; see the module docstring for why this is safe
             self._schedule()
 

@@ -75,7 +75,7 @@ class _SwitchMapMain:
             self._upstream.cancel()
             self.on_error(none_result_error("switch_map", "the mapper"))
             return
-        inner = PrefetchInner(self, self._prefetch)
+        inner = PrefetchInner(self, self._prefetch, "switch_map")
         is_scalar, value = scalar_value(p)
         if is_scalar:
             # scalar shortcut: a pre-filled, already completed inner (no subscription)
