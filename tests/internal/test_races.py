@@ -30,8 +30,8 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
@@ -41,10 +41,10 @@ from rstreams._internal import requests as requests_mod
 from rstreams._internal import subscriptions as subs_mod
 from rstreams._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from rstreams._internal.drain import ErrorCollector, HalfSerializer
-from rstreams._internal.queues import MpscQueue
+from rstreams._internal.queues import MpscQueue, SpscQueue
 from rstreams._internal.subscriptions import CANCELLED, SubscriptionArbiter
 
-from ._helpers import NoLock, RecordingSubscriber, RecordingSubscription
+from ._helpers import RecordingSubscriber, RecordingSubscription
 
 pytestmark = pytest.mark.stress
 
@@ -54,6 +54,7 @@ BASE_SEED = 20240611
 MAX = 2**63 - 1
 
 Check = Callable[[int], "str | None"]
+T = TypeVar("T")
 
 
 @pytest.fixture(autouse=True)
@@ -741,13 +742,33 @@ def test_race_detector_fails_without_lock_mpsc_batches(monkeypatch: pytest.Monke
     assert_detects(check_mpsc_batches)
 
 
+class _BrokenMpscQueue(MpscQueue[T]):
+    """MpscQueue with its guard removed: the capacity check and the append without the lock, a
+    thread yield between them (as the other broken versions; without the yield the window is a few
+    bytecodes wide, and a fast CPU may not hit it within the detector's budget)."""
+
+    __slots__ = ()
+
+    def offer(self, item: T) -> bool:
+        if len(self._q) >= self.capacity:  # type: ignore[operator]
+            return False
+        _yield()
+        self._q.append(item)
+        return True
+
+    def offer_many(self, items: Iterable[T]) -> int:
+        if len(self._q) >= self.capacity:  # type: ignore[operator]
+            return 0
+        _yield()
+        return SpscQueue.offer_many(self, items)
+
+
 def check_mpsc_capacity(seed: int) -> str | None:
     """Producers race offer/offer_many into a bounded MPSC queue: never above capacity, counts exact."""
     rng = random.Random(seed)
     capacity = rng.randint(5, 40)
-    q: MpscQueue[int] = MpscQueue(capacity=capacity)
-    if getattr(check_mpsc_capacity, "broken", False):
-        q._lock = NoLock()  # type: ignore[assignment]
+    broken = getattr(check_mpsc_capacity, "broken", False)
+    q: MpscQueue[int] = _BrokenMpscQueue(capacity=capacity) if broken else MpscQueue(capacity=capacity)
     n_producers = rng.randint(2, 4)
     accepted = [0] * n_producers
     sizes = [[rng.randint(1, 5) for _ in range(20)] for _ in range(n_producers)]

@@ -23,6 +23,7 @@ from .atomics import AtomicInt
 
 __all__ = [
     "MAX_DEMAND",
+    "BAD_REQUEST_POISON",
     "add_cap",
     "sub_cap",
     "mul_cap",
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 _MAX: Final = MAX_DEMAND
+#: What a deferred demand total holds after a bad amount was requested before the upstream existed
+#: (rule 3.9): sticky in :func:`add_request`, forwarded as a (bad) request when the upstream arrives.
+BAD_REQUEST_POISON: Final = -1
 
 
 def add_cap(a: int, b: int) -> int:
@@ -80,11 +84,13 @@ def validate_request(n: object) -> BadRequestError | None:
 def add_request(requested: AtomicInt, n: int) -> int:
     """Add ``n`` to ``requested``, capped and sticky at ``2**63 - 1``; return the previous value.
 
-    The caller that sees a previous value of 0 owns the emission loop (queue-drain).
+    The caller that sees a previous value of 0 owns the emission loop (queue-drain). A negative
+    total is the rule 3.9 poison of :func:`rstreams._internal.subscriptions.deferred_request` (a bad
+    amount requested before the upstream existed): it is sticky too.
     """
     with requested._lock:  # one atomic read-modify-write (race: concurrent request calls)
         old = requested._value
-        if old >= _MAX:
+        if old >= _MAX or old < 0:
             return old
         new = old + n
         requested._value = _MAX if new >= _MAX else new

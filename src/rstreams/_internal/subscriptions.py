@@ -15,7 +15,7 @@ from .._spec import Subscriber, Subscription
 from ..errors import ProtocolViolationError
 from . import plugins
 from .atomics import AtomicInt, AtomicRef
-from .requests import MAX_DEMAND, add_request
+from .requests import BAD_REQUEST_POISON, MAX_DEMAND, add_request, validate_request
 
 __all__ = [
     "CANCELLED",
@@ -153,7 +153,14 @@ def deferred_request(ref: AtomicRef[Subscription | None], requested: AtomicInt, 
     if s is not None:
         s.request(n)
         return
-    add_request(requested, n)
+    if validate_request(n) is not None:
+        # rule 3.9: a bad amount is never added to the demand (0 would vanish, -5 would cancel
+        # earlier demand, True would count as 1); the total is poisoned with -1 instead, so the
+        # upstream is asked for a non-positive amount, and signals the rule 3.9 error, when it arrives
+        with requested._lock:  # race: a concurrent request adding to the total
+            requested._value = BAD_REQUEST_POISON
+    else:
+        add_request(requested, n)
     s = ref.get()
     if s is not None:
         r = requested.get_and_set(0)
