@@ -469,3 +469,17 @@ def test_rule_1_7_when_operators_after_termination(op: Op) -> None:
     ts.assert_values(1).assert_no_violations()
     assert ts.is_terminated
     assert any(isinstance(e, KeyError) for e in undeliverable), "the late error was lost"
+
+
+def test_flat_map_iterable_upstream_error_after_cancel_goes_to_the_plugins() -> None:
+    with plugins.collect_errors() as undeliverable:
+        tp: TestPublisher[int] = TestPublisher.create_noncompliant(
+            Violation.REQUEST_OVERFLOW, Violation.DEFER_CANCELLATION
+        )
+        ts: TestSubscriber[int] = TestSubscriber()
+        Flowable.from_publisher(tp).flat_map_iterable(lambda x: [x]).subscribe(ts)
+        tp.next(0)
+        ts.cancel()
+        tp.error(KeyError("late"))
+    ts.assert_values(0).assert_no_errors().assert_not_complete().assert_no_violations()
+    assert any(isinstance(e, KeyError) for e in undeliverable), "the error was lost"

@@ -115,8 +115,8 @@ class _FlattenSubscriber:
         self._drain()
 
     def on_error(self, error: BaseException) -> None:
-        if self._done:
-            plugins.on_error(error, "flat_map_iterable(): on_error after termination")
+        if self._done or self._cancelled:  # undeliverable: never dropped silently
+            plugins.on_error(error, "flat_map_iterable(): on_error after termination or cancellation")
             return
         self._error = error
         self._done = True
