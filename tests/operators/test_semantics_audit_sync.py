@@ -483,3 +483,14 @@ def test_flat_map_iterable_upstream_error_after_cancel_goes_to_the_plugins() -> 
         tp.error(KeyError("late"))
     ts.assert_values(0).assert_no_errors().assert_not_complete().assert_no_violations()
     assert any(isinstance(e, KeyError) for e in undeliverable), "the error was lost"
+
+
+def test_scan_seed_error_after_cancel_before_the_seed_goes_to_the_plugins() -> None:
+    with plugins.collect_errors() as undeliverable:
+        tp: TestPublisher[int] = TestPublisher.create_noncompliant(Violation.DEFER_CANCELLATION)
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        Flowable.from_publisher(tp).scan(lambda a, b: a + b, 0).subscribe(ts)
+        ts.cancel()
+        tp.error(KeyError("late"))
+    ts.assert_no_values().assert_no_errors().assert_no_violations()
+    assert any(isinstance(e, KeyError) for e in undeliverable), "the error was lost"

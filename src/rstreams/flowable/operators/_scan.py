@@ -161,6 +161,10 @@ class _ScanSeedSubscriber(BasicSubscriber[T, Any]):
                     self._deliver(bad)
                     return
                 if self._cancelled:
+                    t = self._terminal
+                    if t is not _NO_TERMINAL and t is not None:
+                        self._delivered = True
+                        plugins.on_error(t, "scan(): on_error after cancellation")  # never dropped
                     return
                 t = self._terminal
                 if t is not _NO_TERMINAL and t is not None:
