@@ -236,7 +236,7 @@ class Fusion(Generic[T]):
         stages = self._stages
         if stages is None:
             return src, src
-        if self.user and length_hint(src, -1) < 0:
+        if self.user and self.eager and length_hint(src, -1) < 0:  # eager=False never looks ahead
             if not self._source_user:
                 src = _Peek(src)  # pulling the source ahead runs no user code
             elif self._source_sizer is not None:
