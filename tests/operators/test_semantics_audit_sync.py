@@ -494,3 +494,111 @@ def test_scan_seed_error_after_cancel_before_the_seed_goes_to_the_plugins() -> N
         tp.error(KeyError("late"))
     ts.assert_no_values().assert_no_errors().assert_no_violations()
     assert any(isinstance(e, KeyError) for e in undeliverable), "the error was lost"
+
+
+# ----------------------------------------------------------------------------------------------
+# RxJava 3's documented semantics, pinned on every source kind
+
+
+def both_paths(data: list[Any]) -> list[tuple[str, Flowable[Any]]]:
+    return sources(data)
+
+
+def test_scan_with_seed_emits_the_seed_first_under_one_unit_of_demand() -> None:
+    for _name, src in both_paths([1, 2, 3]):
+        ts: TestSubscriber[int] = TestSubscriber(1)
+        src.scan(lambda a, b: a + b, 10).subscribe(ts)
+        ts.assert_values(10).assert_not_complete()
+        ts.request(3)
+        ts.assert_result(10, 11, 13, 16).assert_no_violations()
+        src.scan(lambda a, b: a + b).test().assert_result(1, 3, 6).assert_no_violations()
+
+
+@pytest.mark.parametrize(
+    ("count", "skip", "want"),
+    [
+        (3, 1, [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4], [4]]),
+        (2, 3, [[0, 1], [3, 4]]),
+        (2, 2, [[0, 1], [2, 3], [4]]),
+        (5, 5, [[0, 1, 2, 3, 4]]),
+    ],
+)
+def test_buffer_count_skip_shapes(count: int, skip: int, want: list[list[int]]) -> None:
+    for _name, src in both_paths(list(range(5))):
+        src.buffer(count, skip).test().assert_result(*want).assert_no_violations()
+
+
+def test_take_zero_completes_at_once_and_cancels_the_upstream() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.from_publisher(tp).take(0).subscribe(ts)
+    ts.assert_result().assert_no_violations()
+    assert tp.was_cancelled and tp.request_calls == []
+    for _name, src in both_paths([1, 2]):
+        ts2: TestSubscriber[int] = TestSubscriber(0)
+        src.take(0).subscribe(ts2)
+        ts2.assert_result().assert_no_violations()
+
+
+def test_rule_1_1_take_limits_upstream_requests_to_n() -> None:
+    # RxJava 3: take(n) never asks its upstream for more than n in total
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber(2)
+    Flowable.from_publisher(tp).take(3).subscribe(ts)
+    ts.request(MAX)
+    assert tp.request_calls == [2, 1]
+    tp.next(1, 2, 3)
+    ts.assert_result(1, 2, 3).assert_no_violations()
+    assert tp.was_cancelled
+
+
+def test_element_at_semantics() -> None:
+    with pytest.raises(ValueError):
+        Flowable.just(1).element_at(-1)
+    with pytest.raises(ValueError):
+        Flowable.just(1).element_at_or_error(-1)
+    for _name, src in both_paths([1, 2, 3]):
+        src.element_at(2).test().assert_result(3).assert_no_violations()
+        src.element_at(3).test().assert_result().assert_no_violations()
+        src.element_at(3, 9).test().assert_result(9).assert_no_violations()
+        src.element_at_or_error(3).test().assert_error(NoSuchElementError).assert_no_violations()
+    for _name, src in both_paths([]):
+        src.first().test().assert_error(NoSuchElementError).assert_no_violations()
+        src.last().test().assert_error(NoSuchElementError).assert_no_violations()
+        src.first(5).test().assert_result(5).assert_no_violations()
+        src.last(5).test().assert_result(5).assert_no_violations()
+
+
+def test_repeat_and_retry_counts() -> None:
+    for _name, src in both_paths([1, 2]):
+        src.repeat(0).test().assert_result().assert_no_violations()
+        src.repeat(1).test().assert_result(1, 2).assert_no_violations()
+        src.repeat(3).test().assert_result(1, 2, 1, 2, 1, 2).assert_no_violations()
+        failing = src.concat_with(Flowable.error(Boom()))
+        failing.retry(0).test().assert_failure(Boom, 1, 2).assert_no_violations()
+        failing.retry(2).test().assert_failure(Boom, 1, 2, 1, 2, 1, 2).assert_no_violations()
+        failing.retry(5, lambda e: not isinstance(e, Boom)).test().assert_failure(Boom, 1, 2).assert_no_violations()
+    with pytest.raises(ValueError):
+        Flowable.just(1).repeat(-1)
+    with pytest.raises(ValueError):
+        Flowable.just(1).retry(-1)
+
+
+def test_do_finally_runs_once_after_the_terminal_or_on_cancel() -> None:
+    for _name, src in both_paths([1, 2, 3]):
+        order: list[str] = []
+        ts: TestSubscriber[int] = TestSubscriber()
+        (
+            src.do_on_cancel(lambda order=order: order.append("cancel"))
+            .do_finally(lambda order=order: order.append("finally"))
+            .do_on_complete(lambda order=order: order.append("complete"))
+            .take(1)
+            .subscribe(ts)
+        )
+        ts.assert_result(1).assert_no_violations()
+        assert order == ["cancel", "finally"]
+        order2: list[str] = []
+        src.do_finally(lambda order2=order2: order2.append("finally")).do_on_complete(
+            lambda order2=order2: order2.append("complete")
+        ).test().assert_result(1, 2, 3).assert_no_violations()
+        assert order2 == ["complete", "finally"]
