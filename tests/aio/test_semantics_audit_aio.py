@@ -806,3 +806,20 @@ def test_upstream_callbacks_never_run_on_the_background_loop_thread(op: str) -> 
     ts.await_done(10).assert_value_count(500).assert_complete().assert_no_violations()
     assert sorted(ts.values) == list(range(500))
     assert threads and not any(t.startswith("rstreams-aio-loop") for t in threads)
+
+
+@pytest.mark.parametrize("k", [1, 3, 8])
+def test_map_async_calls_the_function_in_input_order_with_a_thread_upstream(k: int) -> None:
+    """A finished worker never starts a later element before a new task started an earlier one:
+    ``async_fn`` sees the elements in input order (so equal-latency results finish in order)."""
+    calls: list[int] = []
+
+    async def fn(x: int) -> int:
+        calls.append(x)
+        await asyncio.sleep(0)
+        return x
+
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.range(0, 300).subscribe_on(schedulers.io()).map_async(fn, k).subscribe(ts)
+    ts.await_done(10).assert_result(*range(300)).assert_no_violations()
+    assert calls == list(range(300))

@@ -4,21 +4,26 @@
     Each upstream element becomes a task ``async_fn(x)`` on one event loop (the subscribing
     thread's running loop, else the background loop thread ``rstreams-aio-loop``, and then the
     upstream is subscribed and requested on an ``io()`` worker: the drain replenishes from the
-    loop thread, and a synchronous upstream's callbacks must not run on a loop nobody asked
-    for, DESIGN 3). At most ``k`` tasks run at once; the drain hands each new worker its element. The upstream is asked for a window of ``k + prefetch`` elements and
-    replenished in batches (``prefetch - prefetch // 4``) as results leave towards the downstream,
-    so elements waiting to start, running, or finished but not yet requested never exceed that
-    window. ``ordered=True`` emits in input order (the deque of tasks is the reorder buffer: only
-    a finished head is emitted); ``ordered=False`` emits tasks in the order they finish.
+    loop thread, and a synchronous upstream's callbacks must not run on a loop nobody asked for,
+    DESIGN 3). At most ``k`` tasks run at once; the drain hands each new worker its element. The
+    upstream is asked for a window of ``k + prefetch`` elements and replenished in batches
+    (``prefetch - prefetch // 4``) as results leave towards the downstream, so elements waiting to
+    start, running, or finished but not yet requested never exceed that window. ``ordered=True``
+    emits in input order (the deque of slots is the reorder buffer: only a finished head is
+    emitted); ``ordered=False`` emits results in the order they finish.
 
-    Queue-drain pinned to the loop thread: every event (an upstream element, a downstream
-    request, a finished task, cancel) bumps ``_wip``; whoever moves it from 0 runs the drain
-    directly when it is on the loop thread, and otherwise schedules it there with one
-    ``call_soon_threadsafe`` per burst (race: several threads wanting to start tasks or emit;
-    tasks may only be created, inspected and cancelled on their loop, and rule 1.3 wants one
-    emitter). So task bookkeeping (``_running``, ``_active``, ``_tasks``) is touched by the loop
-    thread only and needs no lock. ``_wip`` starts at 1 and is released after ``on_subscribe``
-    returns, so nothing is emitted while the downstream is still inside ``on_subscribe``.
+    Queue-drain pinned to the loop thread: on the loop thread every event (a finished task, an
+    element or request from a synchronous upstream or downstream) bumps ``_wip`` and whoever
+    moves it from 0 runs the drain at once, so a finished result is emitted before the loop runs
+    anything else (in particular before a later coroutine's error). Another thread (an upstream
+    element, a request, cancel) never takes ``_wip``: it hands over to the loop with one
+    ``call_soon_threadsafe`` per burst (``_hop``; race: many signals vs one pending hand-over: the
+    hand-over clears the flag before it drains, so a signal either sees the flag set and is
+    drained by that hand-over, or schedules a new one). Tasks may only be created, inspected and
+    cancelled on their loop, and rule 1.3 wants one emitter, so task bookkeeping is touched by
+    the loop thread only and needs no lock. ``_wip`` starts at 1 and is released after
+    ``on_subscribe`` returns, so nothing is emitted while the downstream is still inside
+    ``on_subscribe``.
 
     Errors are eager: the first failed task (or upstream error, or rule 3.9 bad request) cancels
     the upstream and every running task, and is signalled with its traceback; later errors go to
@@ -76,8 +81,10 @@ class _MapAsyncSubscriber(Generic[T, R]):
         "_out",
         "_workers",
         "_nworkers",
+        "_starting",
         "_requested",
         "_wip",
+        "_hop",
         "_error",
         "_done",
         "_cancelled",
@@ -109,9 +116,15 @@ class _MapAsyncSubscriber(Generic[T, R]):
         self._out: deque[Any] = deque()
         self._workers: set[Task[None]] = set()  # loop thread only
         self._nworkers = 0  # loop thread only
+        # tasks created but not started yet (loop thread only). While one is pending, a worker
+        # that finished does not take the next element itself: it would call async_fn on it
+        # before the pending task calls it on an earlier one. So async_fn is called in input order.
+        self._starting = 0
         self._requested = AtomicInt(0)
-        # race: many signalling threads, one drain on the loop; held (1) during on_subscribe
+        # rule 1.3: one drain at a time on the loop (re-entrant signals there just count); held (1)
+        # during on_subscribe, whose release may come from another thread
         self._wip = AtomicInt(1)
+        self._hop = AtomicInt(0)  # race: signals from other threads vs one pending hand-over
         self._error: BaseException | None = None
         self._done = False
         self._cancelled = False
@@ -179,7 +192,9 @@ class _MapAsyncSubscriber(Generic[T, R]):
     async def _work(self, item: T, slot: list[Any] | None) -> None:
         """One of at most k workers, started with the element the drain took for it (so a worker
         that has not run yet is never mistaken for one that will take a waiting element). When its
-        coroutine finishes it takes the next waiting element at once (no extra loop iteration)."""
+        coroutine finishes it takes the next waiting element at once (no extra loop iteration),
+        unless a newer task has not started yet (see ``_starting``)."""
+        self._starting -= 1
         inbox = self._inbox
         out = self._out
         fn = self._fn
@@ -204,8 +219,8 @@ class _MapAsyncSubscriber(Generic[T, R]):
                 else:
                     out.append(v)
                 self._drain()
-                if not inbox or self._cancelled or self._error is not None:
-                    return
+                if not inbox or self._starting or self._cancelled or self._error is not None:
+                    return  # (a new task holds an earlier element: leave the next one to the drain)
                 item = inbox.popleft()
                 if ordered:
                     slot = [_PENDING]
@@ -219,16 +234,31 @@ class _MapAsyncSubscriber(Generic[T, R]):
 
     # -- the drain (loop thread) --------------------------------------------------------------
     def _drain(self) -> None:
-        if self._wip.get_and_increment() == 0:
-            self._run_drain()
+        if _get_running_loop() is self._loop:
+            if self._wip.get_and_increment() == 0:  # rule 1.3: one drain at a time
+                self._drain_loop()
+            return
+        hop = self._hop  # race: many signals from other threads vs one pending hand-over
+        if hop.get() == 0 and hop.compare_and_set(0, 1):
+            self._call_on_loop(self._hop_run)
+
+    def _hop_run(self) -> None:
+        """On the loop: clear the hand-over flag *before* draining (a signal after the clear
+        schedules a new hand-over; one before it is seen by this drain)."""
+        self._hop.set(0)
+        self._drain()
 
     def _run_drain(self) -> None:
-        loop = self._loop
-        if _get_running_loop() is loop:
+        """Run the drain whose ``_wip`` the caller owns (the release after ``on_subscribe``)."""
+        if _get_running_loop() is self._loop:
             self._drain_loop()
-            return
+        else:
+            self._call_on_loop(self._drain_loop)
+
+    def _call_on_loop(self, fn: Callable[[], None]) -> None:
+        loop = self._loop
         try:
-            loop.call_soon_threadsafe(self._drain_loop)  # once per burst
+            loop.call_soon_threadsafe(fn)  # once per burst
         except RuntimeError:  # the loop is closed: fail the stream from here (nothing else runs)
             self._upstream.cancel()
             self._cancelled = True
@@ -293,6 +323,7 @@ class _MapAsyncSubscriber(Generic[T, R]):
                     slot = [_PENDING]
                     out.append(slot)  # the reorder slot, in input order
                 self._nworkers = n = n + 1
+                self._starting += 1
                 t = loop.create_task(self._work(item, slot), context=self._context.copy())
                 self._workers.add(t)
                 t.add_done_callback(self._on_worker_done)

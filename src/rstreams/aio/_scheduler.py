@@ -177,7 +177,9 @@ class AsyncioScheduler(Scheduler):
         return AsyncioWorker(self._loop)
 
     def now(self) -> float:
-        return self._loop.time()
+        # the Scheduler contract's clock (time.monotonic(), as the Workers' now()): a loop's own
+        # time() may use another epoch (uvloop) and be a cached value when read off its thread
+        return time.monotonic()
 
     def __repr__(self) -> str:
         return f"AsyncioScheduler({self._loop!r})"
