@@ -185,7 +185,9 @@ class Fusion(Generic[T]):
         # none_free: the chain cannot yield None (a range, through stages that only pass elements
         # on or group them), so batches skip the per-element None scan (rule 2.13 check)
         self.none_free = none_free
-        self.user = bool(producers) if user is None else user
+        # a root (a source, or a combination such as zip that prefetches its inputs anyway) may
+        # be pulled ahead unless it says otherwise (concat/repeat of chains with user stages)
+        self.user = bool(user)
         # the source's iterator factory and the stages over it, kept apart so that the driver can
         # ask the source itself whether it is exhausted (``open``)
         self._source: Callable[[], Iterator[Any]] = factory
