@@ -823,3 +823,11 @@ def test_map_async_calls_the_function_in_input_order_with_a_thread_upstream(k: i
     Flowable.range(0, 300).subscribe_on(schedulers.io()).map_async(fn, k).subscribe(ts)
     ts.await_done(10).assert_result(*range(300)).assert_no_violations()
     assert calls == list(range(300))
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+def test_rule_3_9_the_async_iterator_subscriber_never_requests_a_bad_amount(bad: Any) -> None:
+    with pytest.raises(ValueError):
+        AsyncIteratorSubscriber(bad)
+    with pytest.raises(ValueError):
+        Flowable.range(0, 3).to_async_iterator(prefetch=bad)

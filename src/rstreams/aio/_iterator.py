@@ -89,6 +89,7 @@ class AsyncIteratorSubscriber(Generic[T]):
     )
 
     def __init__(self, prefetch: int) -> None:
+        _check_prefetch(prefetch)  # rule 3.9: it never requests a bad amount itself
         self.queue: deque[T] = deque()
         self.upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
         self.done = False
@@ -371,9 +372,13 @@ def aiter_of(source: Publisher[T]) -> AsyncIterator[T]:
     return FlowableAsyncIterator(source, 128)
 
 
-def to_async_iterator(source: Publisher[T], prefetch: int = 128) -> FlowableAsyncIterator[T]:
+def _check_prefetch(prefetch: object) -> None:
     if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch <= 0:
         raise ValueError(f"to_async_iterator(): prefetch must be a positive int, got {prefetch!r}")
+
+
+def to_async_iterator(source: Publisher[T], prefetch: int = 128) -> FlowableAsyncIterator[T]:
+    _check_prefetch(prefetch)
     return FlowableAsyncIterator(source, prefetch)
 
 
