@@ -12,7 +12,7 @@ from rstreams import Flowable
 from rstreams.flowable import Disposable
 from rstreams.flowable.operators._multicast import ConnectableFlowable, cache, publish, replay, share
 from rstreams.processors import PublishProcessor
-from rstreams.testing import TestSubscriber
+from rstreams.testing import TestPublisher, TestSubscriber
 
 from .harness import check_scenarios
 
@@ -268,7 +268,70 @@ def test_replay_connectable_each_subscriber_at_its_own_pace() -> None:
 def test_replay_n_keeps_the_last_n() -> None:
     cf = replay(Flowable.range(0, 10), 3)
     cf.connect()
+    cf.test().assert_result(*range(10)).assert_no_violations()  # the first demand runs the source
     cf.test().assert_result(7, 8, 9).assert_no_violations()
+
+
+def test_replay_requests_what_the_most_demanding_subscriber_requested() -> None:
+    """RxJava's replay(): two subscribers with requests of 10 and 100 make it request 100 from the
+    upstream; with no demand at all, connect() requests nothing (backpressure is kept)."""
+    tp: TestPublisher[int] = TestPublisher.create()
+    cf = Flowable.from_publisher(tp).replay()
+    cf.connect()
+    assert tp.request_calls == []
+    a = cf.test(10)
+    b = cf.test(100)
+    assert sum(tp.request_calls) == 100
+    b.request(5)
+    assert sum(tp.request_calls) == 105
+    a.request(50)  # a's total (60) is below what was already requested
+    assert sum(tp.request_calls) == 105
+    tp.next(*range(105))
+    a.assert_values(*range(60))
+    b.assert_values(*range(105))
+    late = cf.test(3)  # replays from the buffer without asking the upstream for more
+    late.assert_values(0, 1, 2)
+    assert sum(tp.request_calls) == 105
+    tp.complete()
+    late.request(200).assert_result(*range(105)).assert_no_violations()
+    a.request(100).assert_result(*range(105)).assert_no_violations()
+    b.assert_result(*range(105)).assert_no_violations()
+
+
+def test_replay_over_an_endless_source_runs_only_as_far_as_demanded() -> None:
+    produced: list[int] = []
+    cf = Flowable.range(0, 2**62).do_on_next(produced.append).replay(5)
+    cf.connect()
+    assert produced == []
+    cf.take(3).test().assert_result(0, 1, 2).assert_no_violations()
+    assert produced == [0, 1, 2]
+    ts = cf.test(4)  # three from the buffer, then its fourth demand asks the upstream for one more
+    ts.assert_values(0, 1, 2, 3)
+    assert produced == [0, 1, 2, 3]
+    ts.cancel()
+    ts.assert_no_violations()
+
+
+def test_replay_subscribers_requesting_one_by_one_from_threads_get_everything() -> None:
+    import threading
+
+    cf = Flowable.range(0, 2000).replay()
+    subs = [TestSubscriber(0) for _ in range(3)]
+    for ts in subs:
+        cf.subscribe(ts)
+    cf.connect()
+
+    def pull(ts: TestSubscriber[int]) -> None:
+        for _ in range(2000):
+            ts.request(1)
+
+    threads = [threading.Thread(target=pull, args=(ts,)) for ts in subs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    for ts in subs:
+        ts.await_done(10).assert_result(*range(2000)).assert_no_violations()
 
 
 def test_replay_dispose_cancels_upstream() -> None:
@@ -360,9 +423,12 @@ def test_property_replay_late_subscriber_matches_model(
     cf = replay(src, n)
     early: TestSubscriber[int] = cf.test(0)
     cf.connect()
-    late: TestSubscriber[int] = cf.test(0)
-    drive(early, pattern)
+    waiting: TestSubscriber[int] = cf.test(0)  # subscribed before any item: it gets every item
+    drive(early, pattern)  # replay() asks the upstream only for what early requests
+    late: TestSubscriber[int] = cf.test(0)  # after the items: only the retained ones
+    drive(waiting, pattern)
     drive(late, pattern)
     early.assert_result(*data).assert_no_violations()
+    waiting.assert_result(*data).assert_no_violations()
     want = data if n is None else data[-n:] if data else []
     late.assert_result(*want).assert_no_violations()

@@ -851,8 +851,10 @@ def test_cache_replays_everything_to_late_subscribers_at_their_pace() -> None:
 def test_replay_n_bounded_late_subscriber_gets_the_last_n_then_live() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     cf = Flowable.from_publisher(tp).replay(2)
+    early = cf.test()  # replay() asks the upstream only for what its subscribers requested
     cf.connect()
     tp.next(1, 2, 3)
+    early.assert_values(1, 2, 3)
     late = cf.test()
     late.assert_values(2, 3)
     tp.next(4).complete()

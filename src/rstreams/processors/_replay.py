@@ -29,11 +29,11 @@ from typing import Any, Final, Generic, TypeVar, final
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
-from .._internal.subscriptions import cancel, replace
+from .._internal.subscriptions import CANCELLED, cancel, replace
 from .._spec import Subscriber, Subscription
 from ._base import SubscriberSet, check_error, check_item
 
-__all__ = ["ReplayProcessor", "ReplayBuffer"]
+__all__ = ["ReplayProcessor", "ReplayBuffer", "DemandReplayProcessor"]
 
 T = TypeVar("T")
 
@@ -151,6 +151,7 @@ class _ReplaySubscription(Generic[T]):
         "index",
         "bad",
         "once",
+        "total",
     )
 
     def __init__(self, downstream: Subscriber[T], parent: ReplayProcessor[T]) -> None:
@@ -164,6 +165,9 @@ class _ReplaySubscription(Generic[T]):
         self.index = 0
         self.bad: BaseException | None = None
         self.once = AtomicFlag()
+        # everything this subscriber has requested, capped (rule 2.7: its requests are serial, so
+        # only this subscriber writes it; the demand-coordinated replay() reads it)
+        self.total = 0
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -176,6 +180,11 @@ class _ReplaySubscription(Generic[T]):
                 self.drain()
                 return
         add_request(self.requested, n)
+        t = self.total + n
+        self.total = t if t < MAX_DEMAND else MAX_DEMAND
+        p = self.parent
+        if p is not None:
+            p._child_requested()
         self.drain()
 
     def cancel(self) -> None:
@@ -262,8 +271,7 @@ class _ReplaySubscription(Generic[T]):
                 d.on_error(error)
 
 
-@final
-class ReplayProcessor(SubscriberSet[T]):
+class ReplayProcessor(SubscriberSet[T]):  # not final: replay()'s DemandReplayProcessor extends it
     """Retains items (all of them, the last ``max_size``, or those younger than ``max_age`` seconds)
     and replays them to every subscriber, each at its own pace, followed by live items and the
     terminal signal.
@@ -386,6 +394,7 @@ class ReplayProcessor(SubscriberSet[T]):
         if self._add(rs) and rs.downstream is None:
             self._remove(rs)  # race: cancel vs add
             return
+        self._child_requested()  # what it requested inside on_subscribe, before it was added
         rs.drain()  # replay what is there (and the terminal signal if the processor is done)
 
     # -- Subscriber side -------------------------------------------------------------------------
@@ -395,6 +404,10 @@ class ReplayProcessor(SubscriberSet[T]):
             subscription.cancel()
         elif replace(self._upstream, subscription):
             subscription.request(MAX_DEMAND)
+
+    def _child_requested(self) -> None:
+        """A subscriber requested (or joined with demand): nothing to do for the processor, which
+        requests its upstream unbounded; :class:`DemandReplayProcessor` coordinates here."""
 
     def _disconnect(self) -> None:
         """Cancel the upstream (``replay()``'s connection was disposed); subscribers keep the buffer."""
@@ -431,3 +444,53 @@ class ReplayProcessor(SubscriberSet[T]):
 
     def __repr__(self) -> str:
         return f"ReplayProcessor(count={self._buffer.count}, subscribers={self.subscriber_count})"
+
+
+@final
+class DemandReplayProcessor(ReplayProcessor[T]):
+    """The processor behind ``Flowable.replay()``: a :class:`ReplayProcessor` whose upstream demand
+    follows its subscribers, as RxJava's ``replay()``: the upstream is asked for as many items as the
+    subscriber that has requested the most, so two subscribers with requests of 10 and 100 make it
+    request 100, and a ``replay()`` over an endless source with no demand requests nothing.
+    (``cache()`` and a plain ReplayProcessor request unbounded, as RxJava's do.)
+    """
+
+    __slots__ = ("_req_wip", "_sent")
+
+    def __init__(
+        self, max_size: int | None = None, max_age: float | None = None, scheduler: Any = None
+    ) -> None:
+        super().__init__(max_size, max_age, scheduler)
+        self._req_wip = AtomicInt(0)  # race: subscribers requesting from several threads vs on_subscribe
+        self._sent = 0  # requested from the upstream so far (written in the request loop only)
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        check_item(subscription, "on_subscribe")
+        if self._done:
+            subscription.cancel()
+        elif replace(self._upstream, subscription):
+            self._child_requested()
+
+    def _child_requested(self) -> None:
+        # queue-drain over the upstream's requests: whoever takes the counter from 0 computes the
+        # largest total demand and asks the upstream for the difference, so request() calls on the
+        # upstream are serial (rule 2.7) and none is sent twice
+        wip = self._req_wip
+        if wip.get_and_increment() != 0:
+            return
+        missed = 1
+        while True:
+            up = self._upstream.get()
+            if up is not None and up is not CANCELLED:
+                most = 0
+                for rs in self._subscribers:
+                    t = rs.total
+                    if t > most:
+                        most = t
+                sent = self._sent
+                if most > sent and sent < MAX_DEMAND:
+                    self._sent = most
+                    up.request(MAX_DEMAND if most >= MAX_DEMAND else most - sent)
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return

@@ -314,15 +314,16 @@ def publish(source: Flowable[T]) -> ConnectableFlowable[T]:
 
 def replay(source: Flowable[T], n: int | None = None) -> ConnectableFlowable[T]:
     """``source.replay(n)``: a ConnectableFlowable that retains all items (or the last ``n``) and
-    replays them to each subscriber at its own pace. The upstream is requested unbounded."""
+    replays them to each subscriber at its own pace. The upstream is asked for as many items as the
+    subscriber that has requested the most (RxJava's ``replay()``); nothing before any demand."""
     if n is not None:
         if not isinstance(n, int) or isinstance(n, bool):
             raise TypeError(f"replay(): n must be an int or None, got {type(n).__name__}")
         if n <= 0:
             raise ValueError(f"replay(): n must be > 0, got {n}")
-    from ...processors import ReplayProcessor
+    from ...processors._replay import DemandReplayProcessor
 
-    return ConnectableFlowable(source, lambda: ReplayProcessor(n))
+    return ConnectableFlowable(source, lambda: DemandReplayProcessor(n))
 
 
 def share(source: Flowable[T]) -> Flowable[T]:
@@ -331,5 +332,8 @@ def share(source: Flowable[T]) -> Flowable[T]:
 
 
 def cache(source: Flowable[T]) -> Flowable[T]:
-    """``source.cache()``: replay everything; connect on the first subscriber; never disconnect."""
-    return replay(source).auto_connect(1)
+    """``source.cache()``: replay everything; connect on the first subscriber; never disconnect.
+    The source is consumed unbounded (RxJava's ``cache()``); each subscriber at its own pace."""
+    from ...processors import ReplayProcessor
+
+    return ConnectableFlowable(source, lambda: ReplayProcessor(None)).auto_connect(1)
