@@ -1286,10 +1286,13 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             cf = Flowable.range(0, 5).replay(2)
             cf.connect()
-            cf.test().assert_result(3, 4)
+            first = cf.test()              # requests unbounded: the upstream runs
+            first.assert_result(0, 1, 2, 3, 4)
+            cf.test().assert_result(3, 4)  # a late subscriber gets the last two
 
         Backpressure: each subscriber's demand is honoured separately (a shared buffer with
-        per-subscriber cursors); the upstream is requested unbounded once connected.
+        per-subscriber cursors); the upstream is asked for as many items as the subscriber that
+        has requested the most (RxJava), so nothing runs ahead of every subscriber's demand.
 
         Scheduler: the upstream is subscribed on the thread that connects.
         """
