@@ -28,9 +28,16 @@
 
     Leaving the loop cancels the subscription: ``break`` or an exception in the ``async for`` body
     drops the iterator, whose ``__del__`` closes the generator synchronously (so the upstream is
-    cancelled before the next statement runs); task cancellation and ``asyncio.timeout`` throw
+    cancelled before the next statement runs). An ``async for`` over an iterator the caller still
+    holds (``it = f.to_async_iterator(); async for x in it``) iterates a handle of its own
+    (``__aiter__``), dropped in the same way. Task cancellation and ``asyncio.timeout`` throw
     ``CancelledError`` into the generator while it awaits, and its ``finally`` cancels (rule 3.13:
-    the subscription drops the buffer and the upstream).
+    the subscription drops the buffer and the upstream). A terminated stream is never cancelled
+    afterwards (rule 2.4: ``on_complete``/``on_error`` mark the subscription cancelled).
+
+    Rule 2.13: ``None`` as an element, error or Subscription raises TypeError to the caller and,
+    since the stream is then broken, cancels it and ends the iteration (or the await) with a
+    TypeError, rather than handing out ``None`` or waiting forever.
 
 ``await flowable``
     Subscribes with unbounded demand and resolves to the last element (``NoSuchElementError`` when
