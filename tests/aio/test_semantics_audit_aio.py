@@ -831,3 +831,50 @@ def test_rule_3_9_the_async_iterator_subscriber_never_requests_a_bad_amount(bad:
         AsyncIteratorSubscriber(bad)
     with pytest.raises(ValueError):
         Flowable.range(0, 3).to_async_iterator(prefetch=bad)
+
+
+def test_blocking_iterable_close_from_another_thread_wakes_a_blocked_consumer() -> None:
+    """RxJava: disposing a blocking iterator ends a hasNext() that waits; it used to wait forever."""
+    tp: TestPublisher[int] = TestPublisher.create()
+    it: Any = Flowable.from_publisher(tp).blocking_iterable(4)  # a BlockingIterator (has close())
+    got: list[Any] = []
+    ended = threading.Event()
+
+    def consume() -> None:
+        for x in it:
+            got.append(x)
+        ended.set()
+
+    th = threading.Thread(target=consume, daemon=True)
+    th.start()
+    while tp.subscriber_count == 0:
+        threading.Event().wait(0.001)
+    tp.next(1)
+    while not got:
+        threading.Event().wait(0.001)
+    it.close()  # the consumer is blocked waiting for element 2
+    assert ended.wait(5)
+    th.join(5)
+    assert got == [1]
+    tp.assert_was_cancelled()
+
+
+def test_blocking_iterable_next_after_close_from_another_thread_stops() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    it: Any = Flowable.from_publisher(tp).blocking_iterable(4)  # a BlockingIterator (has close())
+    res: list[Any] = []
+
+    def consume() -> None:
+        try:
+            res.append(next(it))
+        except StopIteration:
+            res.append("stop")
+
+    th = threading.Thread(target=consume, daemon=True)
+    th.start()
+    while tp.subscriber_count == 0:
+        threading.Event().wait(0.001)
+    it.close()
+    th.join(5)
+    assert res == ["stop"]
+    tp.assert_was_cancelled()

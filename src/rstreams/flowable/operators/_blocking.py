@@ -131,6 +131,7 @@ class _QueueSubscriber(Generic[T]):
         "_error",
         "_cond",
         "_waiting",
+        "_cancelled",
         "__weakref__",
     )
 
@@ -144,6 +145,7 @@ class _QueueSubscriber(Generic[T]):
         self._error: BaseException | None = None
         self._cond = threading.Condition(threading.Lock())
         self._waiting = False  # written by the consumer under the lock
+        self._cancelled = False  # cancel() from any thread; the consumer drops the buffer itself
 
     # -- Subscriber -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -155,8 +157,8 @@ class _QueueSubscriber(Generic[T]):
     def on_next(self, item: T) -> None:
         if item is None:
             _none_argument(self, "on_next")
-        if self._done:
-            return
+        if self._done or self._cancelled:
+            return  # rule 2.8: late elements after a cancel are dropped
         q = self._queue
         if len(q) >= self._prefetch:
             cancel(self._upstream)
@@ -208,13 +210,20 @@ class _QueueSubscriber(Generic[T]):
 
     # -- consumer side --------------------------------------------------------------------------
     def cancel(self) -> None:
+        """Any thread: cancel the upstream and end the iteration; a consumer blocked in
+        :meth:`poll` wakes up and returns ``_END``. The deque is not touched here: it has one
+        popper, the consumer, which drops it (rule 3.13) when it sees the cancel."""
+        self._cancelled = True
         cancel(self._upstream)
-        self._queue.clear()
+        self._signal()
 
     def poll(self) -> Any:
-        """The next element, or ``_END`` on completion; raises the stream's error. Blocks."""
+        """The next element, or ``_END`` on completion or cancel; raises the stream's error. Blocks."""
         q = self._queue
         while True:
+            if self._cancelled:
+                q.clear()  # rule 3.13: the buffer is dropped (consumer thread: the only popper)
+                return _END
             done = self._done  # read before the queue: nothing is appended after done
             if not q:  # single consumer: a non-empty deque stays non-empty until we pop
                 if done:
@@ -226,7 +235,7 @@ class _QueueSubscriber(Generic[T]):
                 with self._cond:
                     self._waiting = True
                     try:
-                        while not q and not self._done:
+                        while not q and not self._done and not self._cancelled:
                             self._cond.wait(_WAIT_SLICE)
                     finally:
                         self._waiting = False
@@ -361,7 +370,8 @@ class BlockingIterator(Generic[T]):
         return v  # type: ignore[no-any-return]
 
     def close(self) -> None:
-        """Stop iterating and cancel the subscription (idempotent)."""
+        """Stop iterating and cancel the subscription (idempotent). From another thread too: a
+        consumer blocked waiting for an element wakes up and its iteration ends."""
         self._closed = True
         self._it = None
         sub = self._sub
