@@ -175,8 +175,8 @@ class _QueueSubscriber(Generic[T]):
 
     def on_next_batch(self, items: list[T]) -> None:
         """Library-internal batch hand-off: one ``extend`` and at most one wake-up per batch."""
-        if self._done:
-            return
+        if self._done or self._cancelled:
+            return  # rule 2.8: late elements after a cancel are dropped
         q = self._queue
         if len(q) + len(items) > self._prefetch:
             for x in items:  # the one-by-one path delivers what fits, then signals rule 1.1
