@@ -605,3 +605,11 @@ def test_do_finally_runs_once_after_the_terminal_or_on_cancel() -> None:
             lambda order2=order2: order2.append("complete")
         ).test().assert_result(1, 2, 3).assert_no_violations()
         assert order2 == ["complete", "finally"]
+
+
+def test_distinct_until_changed_compares_by_identity_then_equality() -> None:
+    nan = float("nan")
+    for _name, src in both_paths([nan, nan, 1.0, float("nan")]):
+        ts = src.distinct_until_changed().test()
+        assert len(ts.values) == 3, ts.values  # the same NaN object repeated is dropped (RxJava)
+        ts.assert_complete().assert_no_violations()

@@ -134,7 +134,9 @@ class _DistinctUntilChangedSubscriber(BasicSubscriber[T, T]):
             if last is NOTSET:
                 same = False
             elif self._comparer is None:
-                same = bool(last == k)
+                # identity first, as RxJava's Objects.equals (and the fused groupby): the same
+                # NaN object twice in a row is a repeat
+                same = last is k or bool(last == k)
             else:
                 same = bool(self._comparer(last, k))
         except Exception as e:
