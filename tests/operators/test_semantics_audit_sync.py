@@ -613,3 +613,10 @@ def test_distinct_until_changed_compares_by_identity_then_equality() -> None:
         ts = src.distinct_until_changed().test()
         assert len(ts.values) == 3, ts.values  # the same NaN object repeated is dropped (RxJava)
         ts.assert_complete().assert_no_violations()
+
+
+def test_contains_compares_by_identity_then_equality() -> None:
+    nan = float("nan")
+    for _name, src in both_paths([1.0, nan]):
+        src.contains(nan).test().assert_result(True).assert_no_violations()
+        src.contains(2.0).test().assert_result(False).assert_no_violations()

@@ -455,4 +455,5 @@ def any_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[bool
 def contains(source: Flowable[T], item: object) -> Flowable[bool]:
     if item is None:
         raise NoneElementError("contains(None): None is never an element (rule 2.13)")
-    return _AggregateFlowable(source, lambda: _Any(lambda x: x == item))
+    # identity first, as RxJava's ObjectHelper.equals (and Python's own ``in``)
+    return _AggregateFlowable(source, lambda: _Any(lambda x: x is item or x == item))
