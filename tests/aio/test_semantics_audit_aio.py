@@ -878,3 +878,21 @@ def test_blocking_iterable_next_after_close_from_another_thread_stops() -> None:
     th.join(5)
     assert res == ["stop"]
     tp.assert_was_cancelled()
+
+
+def test_asyncio_scheduler_task_handle_is_disposed_once_its_task_ran() -> None:
+    """The Worker contract (schedulers/_base.py): a one-shot task's handle reports is_disposed
+    after the task ran (RxJava's Disposable of a scheduled task); a pending one does not."""
+
+    async def main() -> None:
+        w = AsyncioScheduler(asyncio.get_running_loop()).create_worker()
+        ran = asyncio.Event()
+        h = w.schedule(ran.set)
+        later = w.schedule(lambda: None, 60)
+        await asyncio.wait_for(ran.wait(), 5)
+        assert h.is_disposed
+        assert not later.is_disposed
+        w.dispose()
+        assert later.is_disposed
+
+    run(main())

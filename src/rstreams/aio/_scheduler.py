@@ -54,6 +54,7 @@ class _LoopTaskHandle(TaskHandle):
             w._forget(self)
             if w.is_disposed:
                 return
+        self._disposed = True  # the Worker contract: a task's handle is disposed once it ran
         run_task(t, context)
 
     def arm_at(self, loop: AbstractEventLoop, due: float, context: contextvars.Context | None) -> None:
