@@ -203,6 +203,73 @@ def test_map_raising_cancels_upstream_and_signals() -> None:
     check_raising(lambda f: f.filter(lambda x: bad(x) >= 0), range(10))
 
 
+class _RawPublisher:
+    """A foreign Publisher emitting ``items`` synchronously on request (it may break rule 2.13)."""
+
+    def __init__(self, items: list[Any], terminal: str = "complete") -> None:
+        self.items = items
+        self.terminal = terminal
+        self.raised: list[BaseException] = []
+        self.cancelled = False
+
+    def subscribe(self, subscriber: Any) -> None:
+        pub = self
+        it = iter(self.items)
+
+        class _Sub:
+            def request(self, n: int) -> None:
+                for _ in range(n):
+                    if pub.cancelled:
+                        return
+                    x = next(it, StopIteration)
+                    if x is StopIteration:
+                        pub._signal(subscriber.on_error, None) if pub.terminal == "error-none" else subscriber.on_complete()
+                        return
+                    pub._signal(subscriber.on_next, x)
+
+            def cancel(self) -> None:
+                pub.cancelled = True
+
+        subscriber.on_subscribe(_Sub())
+
+    def _signal(self, fn: Any, arg: Any) -> None:
+        try:
+            fn(arg)
+        except TypeError as e:  # rule 2.13: the subscriber raised to the caller
+            self.raised.append(e)
+
+
+@pytest.mark.parametrize("op", [lambda f: f, lambda f: f.map(lambda x: x), lambda f: Flowable.zip(f, Flowable.range(0, 9), lambda a, b: (a, b))])
+def test_rule_2_13_none_from_a_foreign_publisher_raises_to_it_cancels_and_fails_downstream(op: Any) -> None:
+    pub = _RawPublisher([1, None, 2])
+    ts: TestSubscriber[Any] = op(Flowable.from_publisher(pub)).test()
+    assert len(pub.raised) == 1 and "2.13" in str(pub.raised[0])  # raised to the caller
+    assert pub.cancelled  # rule 2.13: the subscription is considered cancelled
+    ts.assert_error(TypeError).assert_no_violations()
+    assert "2.13" in str(ts.errors[0])
+    assert len(ts.values) <= 1  # the element before the None, at most (zip may not have paired it)
+    assert all(None not in (v if isinstance(v, tuple) else (v,)) for v in ts.values)  # no row with None
+
+
+def test_rule_2_13_on_error_none_from_a_foreign_publisher() -> None:
+    pub = _RawPublisher([1], terminal="error-none")
+    ts: TestSubscriber[Any] = Flowable.from_publisher(pub).test()
+    assert len(pub.raised) == 1
+    ts.assert_values(1).assert_error(TypeError).assert_no_violations()
+
+
+def test_rule_2_13_foreign_publisher_on_subscribe_none_raises_to_it() -> None:
+    class NoneSubscription:
+        def subscribe(self, subscriber: Any) -> None:
+            with pytest.raises(TypeError, match="2.13"):
+                subscriber.on_subscribe(None)
+            self.checked = True
+
+    p = NoneSubscription()
+    Flowable.from_publisher(p).test(0)
+    assert p.checked
+
+
 @pytest.mark.parametrize("hidden", [False, True])
 def test_rule_2_13_map_returning_none_is_type_error_naming_map(hidden: bool) -> None:
     src = Flowable.range(0, 5)

@@ -569,6 +569,19 @@ class _Capture:
         subscriber.on_subscribe(_S())
 
 
+class _CaptureFlowable(Flowable[Any]):
+    """The capture as a library Flowable: the operator's own Subscriber is handed over as is
+    (``from_publisher`` would put its rule 2.13 guard in front of it)."""
+
+    __slots__ = ("_cap",)
+
+    def __init__(self, cap: _Capture) -> None:
+        self._cap = cap
+
+    def _subscribe_actual(self, subscriber: Any) -> None:
+        self._cap.subscribe(subscriber)
+
+
 @pytest.mark.parametrize(
     ("op", "want"),
     [
@@ -594,7 +607,7 @@ def test_rule_2_13_time_operator_subscriber_refuses_none_and_keeps_working(op: A
     ts = TestScheduler()
     cap = _Capture()
     sub: TestSubscriber[Any] = TestSubscriber()
-    op(Flowable.from_publisher(cap), ts).subscribe(sub)
+    op(_CaptureFlowable(cap), ts).subscribe(sub)
     ts.trigger_actions()  # delay_subscription: subscribed now
     s = cap.subscriber
     with pytest.raises(TypeError):

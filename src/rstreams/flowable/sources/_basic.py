@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, TypeVar, final
+from typing import Any, Final, Generic, NoReturn, TypeVar, final
 
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import complete_empty, error_empty
-from ..._spec import Publisher, Subscriber, null_element_message
+from ..._spec import Publisher, Subscriber, Subscription, null_element_message
 from ...errors import NoneElementError
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, sized
@@ -249,6 +249,55 @@ def from_callable(fn: Callable[[], T]) -> Flowable[T]:
 
 
 @final
+class _NoneGuard(Generic[T]):
+    """What a foreign Publisher subscribes: rule 2.13 checked once, at the door, so no operator
+    behind ``from_publisher`` ever sees a ``None`` (``zip`` or ``combine_latest`` would put it into
+    a row). A ``None`` element or error raises ``NoneElementError`` (a TypeError) to the calling
+    publisher, as rule 2.13 requires; the subscription is then cancelled (the rule says it is to be
+    considered cancelled) and the downstream gets that error, so a consumer fails instead of waiting
+    forever. Later signals of that publisher are dropped."""
+
+    __slots__ = ("_actual", "_upstream", "_failed")
+
+    def __init__(self, actual: Subscriber[T]) -> None:
+        self._actual = actual
+        self._upstream: Subscription | None = None
+        self._failed = False  # set on the publisher's own (serial, rule 1.3) signal path only
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))
+        self._upstream = subscription
+        self._actual.on_subscribe(subscription)
+
+    def on_next(self, item: T) -> None:
+        if item is None:
+            self._fail("on_next")
+        if not self._failed:
+            self._actual.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            self._fail("on_error")
+        if not self._failed:
+            self._actual.on_error(error)
+
+    def on_complete(self) -> None:
+        if not self._failed:
+            self._actual.on_complete()
+
+    def _fail(self, where: str) -> NoReturn:
+        err = NoneElementError(null_element_message(where))
+        if not self._failed:
+            self._failed = True
+            up = self._upstream
+            if up is not None:
+                up.cancel()
+            self._actual.on_error(NoneElementError(f"from_publisher: the publisher broke rule 2.13 ({err})"))
+        raise err
+
+
+@final
 class _FromPublisher(Flowable[T]):
     __slots__ = ("_publisher",)
 
@@ -256,7 +305,7 @@ class _FromPublisher(Flowable[T]):
         self._publisher = publisher
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        self._publisher.subscribe(subscriber)
+        self._publisher.subscribe(_NoneGuard(subscriber))
 
     def __repr__(self) -> str:
         return f"Flowable.from_publisher({self._publisher!r})"
