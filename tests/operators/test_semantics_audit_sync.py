@@ -208,9 +208,6 @@ OPS: dict[str, Op] = {
     "concat of filters": lambda f: Flowable.concat(f.filter(lambda x: x % 2), f.filter(lambda x: x % 2 == 0)),
     "map.start_with.filter": lambda f: f.map(lambda x: x * 3).start_with(-1).filter(lambda x: x % 2),
     "map.repeat(2).take_while": lambda f: f.map(lambda x: x + 1).repeat(2).take_while(lambda x: x < 5),
-    "distinct()": lambda f: f.distinct(),
-    "distinct_until_changed()": lambda f: f.distinct_until_changed(),
-    "take(3).distinct()": lambda f: f.take(3).distinct(),
     "zip(filter, range) with a zipper": lambda f: Flowable.zip(
         f.filter(lambda x: x != 2), Flowable.range(0, 4), lambda a, b: a * 10 + b
     ),

@@ -102,9 +102,7 @@ def distinct(source: Flowable[T], key_fn: Callable[[T], Hashable] | None = None)
         _check_callable("distinct", key_fn)
     fz = source._fused()
     if fz is not None:
-        # user=True even without a key: looking ahead through a stage that drops elements pulls
-        # (and drops) source elements nobody requested, completing earlier than the operator
-        return FusedFlowable(fz.then(lambda it: _distinct_iter(it, key_fn), "distinct", user=True))
+        return FusedFlowable(fz.then(lambda it: _distinct_iter(it, key_fn), "distinct", user=fz.user or key_fn is not None))
     return _DistinctFlowable(source, key_fn)
 
 
@@ -210,9 +208,7 @@ def distinct_until_changed(
                 fz.then(lambda it: _changed_with_comparer(it, key_fn, cmp), "distinct_until_changed", user=True)
             )
         if key_fn is None:
-            return FusedFlowable(
-                fz.then(lambda it: map(itemgetter(0), groupby(it)), "distinct_until_changed", user=True)
-            )
+            return FusedFlowable(fz.then(lambda it: map(itemgetter(0), groupby(it)), "distinct_until_changed"))
         kf = key_fn
         return FusedFlowable(fz.then(lambda it: map(_first_of_run, groupby(it, kf)), "distinct_until_changed", user=True))
     return _DistinctUntilChangedFlowable(source, key_fn, comparer)
