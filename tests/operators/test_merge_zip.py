@@ -221,6 +221,46 @@ def test_merge_bad_arguments_raise_at_assembly() -> None:
         Flowable.merge(Flowable.just(1), Flowable.just(2), prefetch=1.5)  # type: ignore[arg-type]
 
 
+def test_merge_delay_error_runs_every_source_then_signals_the_error() -> None:
+    boom = Boom("a")
+    ts = Flowable.merge(
+        Flowable.just(1).concat_with(Flowable.error(boom)), Flowable.range(10, 3).hide(), delay_error=True
+    ).test()
+    ts.assert_values(1, 10, 11, 12).assert_error(Boom).assert_no_violations()
+    assert ts.errors[0] is boom
+
+
+def test_merge_delay_error_several_errors_arrive_as_an_exception_group() -> None:
+    a, b = Boom("a"), Boom("b")
+    ts = Flowable.merge(Flowable.error(a), Flowable.just(5), Flowable.error(b), delay_error=True).test()
+    ts.assert_values(5).assert_no_violations()
+    err = ts.errors[0]
+    assert isinstance(err, BaseExceptionGroup) and list(err.exceptions) == [a, b]
+
+
+def test_merge_without_delay_error_the_first_error_cancels_the_others() -> None:
+    cancelled: list[bool] = []
+    never = Flowable.never().do_on_cancel(lambda: cancelled.append(True))
+    ts = Flowable.merge(never, Flowable.error(Boom("x"))).test()
+    ts.assert_error(Boom).assert_no_violations()
+    assert cancelled == [True]
+
+
+def test_merge_with_delay_error_one_by_one_and_max_concurrency() -> None:
+    src = [Flowable.range(0, 3).hide(), Flowable.error(Boom("e")), Flowable.range(3, 3).hide()]
+    ts = Flowable.merge(*src, max_concurrency=1, delay_error=True).test(0)
+    for _ in range(10):
+        ts.request(1)
+    ts.assert_values(0, 1, 2, 3, 4, 5).assert_error(Boom).assert_no_violations()
+    ts2 = Flowable.just(1).merge_with(Flowable.error(Boom("w")), delay_error=True).test()
+    ts2.assert_values(1).assert_error(Boom).assert_no_violations()
+
+
+def test_merge_delay_error_must_be_a_bool() -> None:
+    with pytest.raises(TypeError, match="delay_error"):
+        Flowable.merge(Flowable.just(1), Flowable.just(2), delay_error="yes")  # type: ignore[arg-type]
+
+
 def test_merge_scalar_order_matches_rxjava() -> None:
     srcs = (Flowable.range(0, 3).hide(), Flowable.range(3, 3).hide(), Flowable.just(9))
     Flowable.merge(*srcs).test().assert_result(0, 1, 2, 3, 4, 5, 9).assert_no_violations()

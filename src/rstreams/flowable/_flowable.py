@@ -558,17 +558,23 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_concat(*sources)
 
     @staticmethod
-    def merge(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
+    def merge(
+        *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
+    ) -> Flowable[T]:
         """Interleave the elements of several sources as they arrive.
 
         Example::
 
             Flowable.merge(Flowable.just(1), Flowable.just(2)).to_list().blocking_first()  # [1, 2]
+            Flowable.merge(Flowable.error(ValueError()), Flowable.just(2), delay_error=True)  # 2, then the error
 
         Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%), at most
         ``max_concurrency`` sources are subscribed at once; downstream demand is honoured.
+        Errors: the first error cancels the other sources, unless ``delay_error`` (RxJava's
+        ``mergeDelayError``): then every source runs to its end and the error (several: an
+        ``ExceptionGroup``) arrives after all the elements.
         """
-        return _i_merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch)
+        return _i_merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch, delay_error=delay_error)
 
     @staticmethod
     def zip(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
@@ -870,9 +876,14 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return _i_concat_with(self, other)
 
-    def merge_with(self, other: Publisher[T]) -> Flowable[T]:
-        """Merge this Flowable with ``other`` (see :meth:`merge`)."""
-        return Flowable.merge(self, other)
+    def merge_with(self, other: Publisher[T], delay_error: bool = False) -> Flowable[T]:
+        """Merge this Flowable with ``other`` (see :meth:`merge`).
+
+        Example::
+
+            Flowable.just(1).merge_with(Flowable.just(2)).test().assert_result(1, 2)
+        """
+        return Flowable.merge(self, other, delay_error=delay_error)
 
     def zip_with(self, other: Publisher[U], zipper: Callable[[T, U], R] | None = None) -> Flowable[Any]:
         """Zip this Flowable with ``other`` (see :meth:`zip`)."""

@@ -255,16 +255,31 @@ def _check_positive(op: str, name: str, v: object) -> int:
     return v
 
 
-def merge(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
+def merge(
+    *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
+) -> Flowable[T]:
     if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
         sources = tuple(sources[0])  # type: ignore[arg-type]  # merge([a, b]) as RxJava's merge(Iterable)
     flows = tuple(as_flowable("merge", s) for s in sources)
     mc = _MAX if max_concurrency is None else _check_positive("merge", "max_concurrency", max_concurrency)
     pf = _check_positive("merge", "prefetch", prefetch)
+    if not isinstance(delay_error, bool):
+        raise TypeError(f"merge(): delay_error must be a bool, got {type(delay_error).__name__}")
     if not flows:
         from ..sources._basic import empty
 
         return empty()
     if len(flows) == 1:
         return flows[0]
+    if delay_error:
+        # RxJava's mergeDelayError: flat_map's error accumulation over the sources as inners (every
+        # source runs to its end; the errors arrive together at the end, one or an ExceptionGroup)
+        from ..sources._basic import from_iterable
+        from ._flat_map import flat_map
+
+        return flat_map(from_iterable(flows), _identity, None if mc == _MAX else mc, pf, True)
     return _MergeFlowable(flows, mc, pf)
+
+
+def _identity(source: Flowable[T]) -> Flowable[T]:
+    return source
