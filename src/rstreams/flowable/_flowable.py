@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from .operators._backpressure import on_backpressure_drop as _i_on_backpressure_drop
     from .operators._backpressure import on_backpressure_latest as _i_on_backpressure_latest
     from .operators._backpressure import rebatch_requests as _i_rebatch_requests
+    from .operators._blocking import BlockingIterator
     from .operators._blocking import blocking_first as _i_blocking_first
     from .operators._blocking import blocking_iterable as _i_blocking_iterable
     from .operators._blocking import blocking_last as _i_blocking_last
@@ -1344,9 +1345,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Blocking bridges
 
-    def blocking_iterable(self, prefetch: int = 128) -> Iterator[T]:
+    def blocking_iterable(self, prefetch: int = 128) -> BlockingIterator[T]:
         """A Python iterator over the elements, prefetching at most ``prefetch`` (replenished at
-        75%). Leaving the loop early (break, exception, ``close()``) cancels the subscription.
+        75%). Leaving the loop early (break, exception, ``close()``, or the ``with`` block it can
+        be used as) cancels the subscription.
 
         Example::
 
