@@ -208,6 +208,9 @@ OPS: dict[str, Op] = {
     "concat of filters": lambda f: Flowable.concat(f.filter(lambda x: x % 2), f.filter(lambda x: x % 2 == 0)),
     "map.start_with.filter": lambda f: f.map(lambda x: x * 3).start_with(-1).filter(lambda x: x % 2),
     "map.repeat(2).take_while": lambda f: f.map(lambda x: x + 1).repeat(2).take_while(lambda x: x < 5),
+    "take(3).distinct()": lambda f: f.take(3).distinct(),
+    "take(4).filter": lambda f: f.take(4).filter(lambda x: x % 2 == 0),
+    "map.take(3).skip_while": lambda f: f.map(lambda x: x).take(3).skip_while(lambda x: x < 1),
     "zip(filter, range) with a zipper": lambda f: Flowable.zip(
         f.filter(lambda x: x != 2), Flowable.range(0, 4), lambda a, b: a * 10 + b
     ),

@@ -193,7 +193,9 @@ class Fusion(Generic[T]):
         self._source: Callable[[], Iterator[Any]] = factory
         self._source_user = self.user  # the source itself runs user code (a concat of mapped chains)
         self._source_sizer = sizer
-        self._stages: Callable[[Iterator[Any]], Iterator[T]] | None = None
+        # the stages over the source: (source iterator, probes or None) -> chain iterator; a
+        # bounding stage (take) appends a probe of its own exhaustion when probes are wanted
+        self._stages: Callable[[Iterator[Any], list[Any] | None], Iterator[T]] | None = None
 
     def then(
         self,
@@ -202,13 +204,16 @@ class Fusion(Generic[T]):
         sizer: Sizer | None = None,
         produces: bool = False,
         user: bool | None = None,
+        bound: int | None = None,
     ) -> Fusion[Any]:
         """A new Fusion whose iterator is ``wrap(previous iterator)``.
 
         ``user``: whether the chain runs user code per element after this stage (default: it did
         before, or this stage produces elements from user code). A stage that runs a predicate
         passes True; a stage that consumes its upstream ahead anyway (as the unfused operator's
-        prefetch does) passes False."""
+        prefetch does) passes False. ``bound``: the stage yields at most that many elements and
+        then never pulls its upstream again (take): once it gave them, the driver may look ahead
+        through later user stages (it completes right after the n-th, as the unfused take)."""
         factory = self.factory
 
         def make() -> Iterator[Any]:
@@ -227,25 +232,37 @@ class Fusion(Generic[T]):
         f._source_user = self._source_user
         f._source_sizer = self._source_sizer
         prev = self._stages
-        f._stages = wrap if prev is None else (lambda it: wrap(prev(it)))
+
+        def staged(it: Iterator[Any], probes: list[Any] | None) -> Iterator[Any]:
+            out = wrap(it if prev is None else prev(it, probes))
+            if bound is not None and probes is not None:
+                out = _Counted(out, bound)  # one Python call per element, only when probed
+                probes.append(out)
+            return out
+
+        f._stages = staged
         return f
 
-    def open(self) -> tuple[Iterator[T], Iterator[Any]]:
-        """The chain's iterator and its source's iterator (the driver probes the latter to learn,
-        without running any stage, that the source is exhausted: ``length_hint`` where the source
-        knows it, else a :class:`_Peek` wrapper, used only when the stages run user code)."""
+    def open(self) -> tuple[Iterator[T], Iterator[Any], list[Any] | None]:
+        """The chain's iterator, its source's iterator and the probes of a chain with user stages
+        (the driver asks them, without running any stage, whether the source or a bounding stage
+        is exhausted: ``length_hint`` where the source knows it, else a :class:`_Peek` or
+        :class:`_Counted` wrapper, used only when the stages run user code)."""
         src: Iterator[Any] = self._source()
         stages = self._stages
         if stages is None:
-            return src, src
-        if self.user and self.eager and length_hint(src, -1) < 0:  # eager=False never looks ahead
-            if not self._source_user:
-                src = _Peek(src)  # pulling the source ahead runs no user code
-            elif self._source_sizer is not None:
-                n = self._source_sizer()  # a source with user code (a concat of mapped chains):
-                if n is not None:  # count what it gave instead of pulling it ahead
-                    src = _Counted(src, n)
-        return stages(src), src
+            return src, src, None
+        probes: list[Any] | None = None
+        if self.user and self.eager:  # eager=False never looks ahead
+            if length_hint(src, -1) < 0:
+                if not self._source_user:
+                    src = _Peek(src)  # pulling the source ahead runs no user code
+                elif self._source_sizer is not None:
+                    n = self._source_sizer()  # a source with user code (a concat of mapped
+                    if n is not None:  # chains): count what it gave instead of pulling it ahead
+                        src = _Counted(src, n)
+            probes = [src]
+        return stages(src, probes), src, probes
 
     def none_error(self) -> TypeError:
         from ..errors import NoneElementError
@@ -266,9 +283,9 @@ class Fusion(Generic[T]):
 
         head: Any = _END
         try:
-            it, src = self.open()
+            it, src, probes = self.open()
             size = self.sizer() if self.sizer is not None else None
-            if size != 0 and self.eager and may_look_ahead(self, None if src is it else src, size):
+            if size != 0 and self.eager and may_look_ahead(self, None if src is it else src, size, probes):
                 # an empty stream completes at subscription, as RxJava's fromIterable (hasNext()
                 # before anything is requested); an element found waits for the first request
                 head = next(it, _END)
@@ -282,10 +299,13 @@ class Fusion(Generic[T]):
             return
         s = IterSubscription(subscriber, it, size, self, src)
         s._head = head
+        s._probes = probes
         subscriber.on_subscribe(s)
 
 
-def may_look_ahead(fusion: Fusion[Any], src: Iterator[Any] | None, remaining: int | None) -> bool:
+def may_look_ahead(
+    fusion: Fusion[Any], src: Iterator[Any] | None, remaining: int | None, probes: list[Any] | None = None
+) -> bool:
     """Whether pulling the chain one element ahead (to complete eagerly, as RxJava's sources call
     ``hasNext()`` at subscription and after each element) is what the unfused operators would do.
 
@@ -296,16 +316,21 @@ def may_look_ahead(fusion: Fusion[Any], src: Iterator[Any] | None, remaining: in
       user function runs for an element nobody requested (and no error is signalled for it).
 
     ``src`` is the source's iterator under the stages (None for a chain without stages, whose
-    known size is exact). May raise the source's own error (a :class:`_Peek` pulling ahead)."""
+    known size is exact); ``probes`` (user chains) the source's and each bounding stage's probe.
+    May raise the source's own error (a :class:`_Peek` pulling ahead)."""
     if not fusion.user:
         if remaining is None:
             return True
         return src is not None and length_hint(src, -1) <= 0
-    if src is None:
+    if not probes:
         return False
-    if type(src) is _Peek or type(src) is _Counted:
-        return src.exhausted()
-    return length_hint(src, -1) == 0
+    for p in probes:
+        if type(p) is _Peek or type(p) is _Counted:
+            if p.exhausted():
+                return True
+        elif length_hint(p, -1) == 0:
+            return True
+    return False
 
 
 class IterSubscription(Generic[T]):
@@ -317,7 +342,17 @@ class IterSubscription(Generic[T]):
     """
 
     __slots__ = (
-        "_downstream", "_it", "_remaining", "_requested", "_cancelled", "_fusion", "_bad", "_bad_once", "_head", "_src"
+        "_downstream",
+        "_it",
+        "_remaining",
+        "_requested",
+        "_cancelled",
+        "_fusion",
+        "_bad",
+        "_bad_once",
+        "_head",
+        "_src",
+        "_probes",
     )
 
     def __init__(
@@ -327,6 +362,7 @@ class IterSubscription(Generic[T]):
         self._it: Iterator[T] | None = it
         # the source's own iterator under the stages (exhaustion probe); None: no stages
         self._src = None if src is it else src
+        self._probes: list[Any] | None = None  # user chains: what says the chain may be pulled ahead
         self._remaining = size
         self._requested = AtomicInt(0)
         self._cancelled = False
@@ -374,6 +410,7 @@ class IterSubscription(Generic[T]):
         self._downstream = None
         self._it = None
         self._src = None
+        self._probes = None
 
     def _emit(self) -> None:
         try:
@@ -488,7 +525,7 @@ class IterSubscription(Generic[T]):
                     return
 
     def _may_look_ahead(self, remaining: int | None) -> bool:
-        return may_look_ahead(self._fusion, self._src, remaining)
+        return may_look_ahead(self._fusion, self._src, remaining, self._probes)
 
     def _complete(self, d: Subscriber[T]) -> None:
         if self._cancelled:

@@ -105,7 +105,7 @@ def take(source: Flowable[T], n: int) -> Flowable[T]:
             return n if s is None else min(n, s)
 
         # islice never pulls more than n: the fused chain never asks its source for more than n
-        return FusedFlowable(fz.then(lambda it: islice(it, n), "take", take_sizer))
+        return FusedFlowable(fz.then(lambda it: islice(it, n), "take", take_sizer, bound=n))
     return _TakeFlowable(source, n)
 
 
