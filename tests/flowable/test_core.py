@@ -643,3 +643,16 @@ def test_take_and_skip_with_seconds_are_the_timed_variants() -> None:
         Flowable.range(0, 3).take(2, seconds=1.0)
     with pytest.raises(TypeError):
         Flowable.range(0, 3).skip()
+
+
+def test_defer_supplier_returning_a_non_publisher_fails_the_stream() -> None:
+    ts: TestSubscriber[Any] = Flowable.defer(lambda: [1, 2]).test()  # type: ignore[arg-type,return-value]
+    ts.assert_error(TypeError).assert_no_values().assert_no_violations()
+    assert "not a Publisher" in str(ts.errors[0])
+
+
+def test_defer_of_a_foreign_publisher_gets_the_rule_2_13_guard() -> None:
+    pub = _RawPublisher([1, None])
+    ts: TestSubscriber[Any] = Flowable.defer(lambda: pub).test()
+    ts.assert_values(1).assert_error(TypeError).assert_no_violations()
+    assert pub.cancelled and len(pub.raised) == 1

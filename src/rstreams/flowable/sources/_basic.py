@@ -204,7 +204,11 @@ class _DeferFlowable(Flowable[T]):
         if p is None:
             error_empty(subscriber, NoneElementError("defer(): the supplier returned None instead of a Publisher"))
             return
-        p.subscribe(subscriber)
+        if not callable(getattr(p, "subscribe", None)):
+            # a value that cannot be subscribed would leave the subscriber waiting forever
+            error_empty(subscriber, TypeError(f"defer(): the supplier returned a {type(p).__name__}, not a Publisher"))
+            return
+        from_publisher(p).subscribe(subscriber)  # a foreign Publisher gets the rule 2.13 guard
 
 
 def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
