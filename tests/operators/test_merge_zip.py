@@ -444,7 +444,9 @@ def test_zip_completes_eagerly_and_cancels_the_others() -> None:
     assert never.cancels == 1
     later = CountingSource(Flowable.never())
     Flowable.zip(Flowable.empty().hide(), later).test(0).assert_result().assert_no_violations()
-    assert later.subscriptions == 0  # already complete: the later sources are not subscribed
+    # already complete: as RxJava, the later sources are still subscribed and cancelled at once
+    assert later.subscriptions == 1
+    assert later.cancels == 1
     other = CountingSource(Flowable.range(0, 100).hide())
     ts = Flowable.zip(Flowable.just(1, 2).hide(), other).test()
     ts.assert_result((1, 0), (2, 1)).assert_no_violations()

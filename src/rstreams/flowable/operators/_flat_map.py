@@ -26,7 +26,7 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import ErrorCollector
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED
+from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
@@ -131,6 +131,7 @@ class FlatMapSubscriber:
             plugins.on_error(error)
             return
         self._done = True
+        self._upstream = EMPTY  # the outer terminated: nothing left to cancel there (rule 2.4)
         if not self._delay_error:
             for inner in self._inners:
                 inner.cancel()
@@ -140,6 +141,7 @@ class FlatMapSubscriber:
         if self._done:
             return
         self._done = True
+        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled when flat_map ends
         self._drain()
 
     def _slots_freed(self, n: int) -> None:

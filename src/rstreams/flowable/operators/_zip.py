@@ -45,7 +45,7 @@ _MAX: Final = MAX_DEMAND
 @final
 class _ZipCoordinator:
     _rs_no_wrap = True
-    __slots__ = ("_downstream", "_zipper", "_inners", "_requested", "_wip", "_error", "_cancelled")
+    __slots__ = ("_downstream", "_zipper", "_inners", "_requested", "_wip", "_error", "_cancelled", "_downstream_cancelled")
 
     def __init__(self, downstream: Subscriber[Any], zipper: Callable[..., Any] | None, n: int, prefetch: int) -> None:
         self._downstream: Subscriber[Any] = downstream
@@ -55,10 +55,14 @@ class _ZipCoordinator:
         self._wip = AtomicInt(0)  # queue-drain: one drainer at a time (rule 1.3)
         self._error: AtomicRef[BaseException | None] = AtomicRef(None)  # first error wins
         self._cancelled = False
+        self._downstream_cancelled = False
 
     def subscribe_all(self, sources: tuple[Flowable[Any], ...]) -> None:
         for src, inner in zip(sources, self._inners, strict=True):
-            if self._cancelled or self._error.get() is not None:
+            # As RxJava: stop only on a downstream cancel or an error. After a completion (an empty
+            # source ended the zip) the rest are still subscribed and their already-cancelled
+            # inners cancel them at once, so their subscription side effects happen as expected.
+            if self._downstream_cancelled or self._error.get() is not None:
                 return
             src.subscribe(inner)
 
@@ -84,6 +88,7 @@ class _ZipCoordinator:
         if self._cancelled:
             return
         self._cancelled = True
+        self._downstream_cancelled = True
         self._cancel_all()
         if self._wip.get_and_increment() == 0:  # race: cancel vs a running drain (it cleans up)
             self._cleanup()
