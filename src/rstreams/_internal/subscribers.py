@@ -93,6 +93,8 @@ class StrictSubscriber(Generic[T]):
             self._subscriber_raised(e, "on_subscribe")
 
     def _on_next_locked(self, item: T) -> None:
+        if item is None:  # rule 2.13: never hand a None element to the foreign subscriber
+            raise NoneElementError(null_element_message("on_next"))
         if self._done:
             return
         lock = self._lock
@@ -116,6 +118,8 @@ class StrictSubscriber(Generic[T]):
         # (Dekker). The emitter writes _emitting then reads _terminal; a terminating thread writes
         # _terminal then reads _emitting: at least one of them sees the other, so the terminal is
         # never lost and never delivered while on_next runs. Delivery itself is once-guarded.
+        if item is None:  # rule 2.13: never hand a None element to the foreign subscriber
+            raise NoneElementError(null_element_message("on_next"))
         if self._done:
             return
         self._emitting = True
@@ -246,6 +250,13 @@ class StrictSubscriber(Generic[T]):
         return f"StrictSubscriber({self._actual!r})"
 
 
+def _both(original: BaseException, raised: BaseException) -> BaseException:
+    msg = "subscribe(): the on_error callback raised while handling an error"
+    if isinstance(original, Exception) and isinstance(raised, Exception):
+        return ExceptionGroup(msg, [original, raised])
+    return BaseExceptionGroup(msg, [original, raised])
+
+
 class LambdaSubscriber(Generic[T]):
     """The subscriber behind ``subscribe(on_next=..., on_error=..., on_complete=...)``.
 
@@ -286,6 +297,8 @@ class LambdaSubscriber(Generic[T]):
         subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
+        if item is None:  # rule 2.13
+            raise NoneElementError(null_element_message("on_next"))
         if self._done:
             return
         cb = self._on_next
@@ -312,6 +325,8 @@ class LambdaSubscriber(Generic[T]):
                 return
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:  # rule 2.13
+            raise NoneElementError(null_element_message("on_error"))
         if self._done:
             plugins.on_error(error, "on_error after the stream ended")
             return
@@ -325,7 +340,8 @@ class LambdaSubscriber(Generic[T]):
         try:
             cb(error)
         except BaseException as e:
-            plugins.on_error(e, "the on_error callback raised")
+            # both errors reach the hook (RxJava: CompositeException(original, raised))
+            plugins.on_error(_both(error, e), "the on_error callback raised while handling an error")
 
     def on_complete(self) -> None:
         if self._done:

@@ -76,12 +76,19 @@ class TestSubscriber(Generic[T]):
       ``2**63 - 1`` which means unbounded); also counted after this subscriber's own ``cancel``;
     - rule 1.7: any signal after a terminal signal, including a second terminal signal;
     - rule 1.3: a signal method entered on one thread while another thread is inside one (re-entry
-      on the same thread, as a synchronous Publisher does from ``request``, is allowed). Detection
-      is by observation: a race that happens to not overlap in time is not seen;
+      on the same thread, as a synchronous Publisher does from ``request``, is allowed, and so is a
+      signal from another thread while ``on_subscribe`` is making its initial ``request``: RxJava's
+      relaxed rule 1.3 for library subscribers, seed 004). Detection is by observation: a race
+      that happens to not overlap in time is not seen;
+    - rules 3.16/3.15: the Subscription's ``request``/``cancel`` raising inside ``on_subscribe``
+      (recorded, not propagated: ``on_subscribe`` returns normally, rule 2.13);
     - rule 2.13: ``on_next(None)``, ``on_error(None)``, ``on_subscribe(None)`` (also raise
       ``TypeError``, as the rule requires) and ``on_error`` with a non-exception.
 
-    Signals that arrive after this subscriber's own ``cancel()`` are not violations (rule 2.8).
+    Signals that arrive after this subscriber's own ``cancel()`` are not violations by themselves
+    (rule 2.8: elements may still be in flight), as long as they stay within the demand requested
+    before the cancel (rule 1.1) and follow no terminal signal (rule 1.7). ``on_complete`` and
+    ``on_error`` need no demand (rules 2.9, 2.10).
     """
 
     __test__: ClassVar[bool] = False  # tell pytest this is not a test class
@@ -157,19 +164,21 @@ class TestSubscriber(Generic[T]):
                 self._pending_request = 0
                 self._pending_invalid = []
             self._notify_locked()
-        try:
-            if second:
-                if subscription is not self._subscription:
-                    subscription.cancel()
-            elif cancelled:
-                subscription.cancel()
-            else:
-                if amount > 0:
-                    subscription.request(amount)
-                for n in invalid:
-                    subscription.request(n)
-        finally:
-            self._exit(tid)
+        # Rule 1.3 as relaxed for library subscribers (seed 004, "FlowableSubscriber"): the request
+        # made from on_subscribe may make an asynchronous Publisher signal on another thread before
+        # request returns. Everything this method records is recorded by now, so it leaves the
+        # rule 1.3 tracker first: a signal from another thread during the call below is legal.
+        self._exit(tid)
+        if second:
+            if subscription is not self._subscription:
+                self._call_subscription(subscription, "cancel")
+        elif cancelled:
+            self._call_subscription(subscription, "cancel")
+        else:
+            if amount > 0:
+                self._call_subscription(subscription, "request", amount)
+            for n in invalid:
+                self._call_subscription(subscription, "request", n)
 
     def on_next(self, item: T) -> None:
         """Record ``item`` (and the thread it arrived on); check rules 1.9, 1.7, 1.1 and 1.3."""
@@ -212,13 +221,14 @@ class TestSubscriber(Generic[T]):
         name = threading.current_thread().name
         with self._lock:
             self._enter_locked("on_error", tid, name)
+        # str()/repr() of the argument is foreign code: never run it under the (non-reentrant) lock.
+        shown = _describe_error(error)
+        with self._lock:
             self._signals.append(("on_error", name))
             self._last_thread = name
             if isinstance(error, BaseException):
                 self._errors.append(error)
-                shown = f"on_error({type(error).__name__}: {_short(str(error), 60)})"
             else:
-                shown = f"on_error({_short(error)})"
                 self._violations.append(
                     violation(
                         "2.13",
@@ -390,13 +400,19 @@ class TestSubscriber(Generic[T]):
     def await_done(self, timeout: float = 5.0) -> TestSubscriber[T]:
         """Block until a terminal signal arrives or :meth:`cancel` is called; fail after ``timeout``.
 
+        On a timeout the Subscription is cancelled before failing (as RxJava's ``awaitDone``), so a
+        stream that never ends does not keep running after the failed test.
+
         Example::
 
             ts.await_done(1.0).assert_complete()
         """
         if self._wait(lambda: self._terminal_kind is not None or self._cancelled, timeout):
             return self
-        self._fail(f"await_done() timed out after {timeout}s: no terminal signal")
+        self.cancel()
+        self._fail(
+            f"await_done() timed out after {timeout}s: no terminal signal; the subscription was cancelled"
+        )
 
     def _wait(self, done: Callable[[], bool], timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -528,6 +544,11 @@ class TestSubscriber(Generic[T]):
             ts.assert_error(ValueError, match="rule 3.9")
             ts.assert_error(lambda e: e.args == ("boom",))
         """
+        if not (isinstance(expected, type | tuple | BaseException) or callable(expected)):
+            raise TypeError(
+                "assert_error() expects an exception type, a tuple of types, an exception instance "
+                f"or a predicate, got {expected!r}"
+            )
         errs = self.errors
         if len(errs) != 1:
             what = "no error" if not errs else f"{len(errs)} errors: {errs!r}"
@@ -726,6 +747,19 @@ class TestSubscriber(Generic[T]):
                 if not entry[1]:
                     del self._active[tid]
 
+    def _call_subscription(self, subscription: Subscription, method: str, *args: int) -> None:
+        # Rules 3.15/3.16: request and cancel must return normally. One that raises inside
+        # on_subscribe is recorded here; it must not escape on_subscribe (rule 2.13).
+        try:
+            getattr(subscription, method)(*args)
+        except Exception as e:  # noqa: BLE001 - recorded as a violation of the Publisher
+            rule = "3.16" if method == "request" else "3.15"
+            call = f"{method}({args[0]})" if args else f"{method}()"
+            msg = violation(rule, f"Subscription.{call} raised {_describe_exception(e)} inside on_subscribe")
+            with self._lock:
+                self._violations.append(msg)
+                self._notify_locked()
+
     def _notify_locked(self) -> None:
         if self._waiters:
             self._cond.notify_all()
@@ -780,6 +814,21 @@ def _list_violations(v: list[str]) -> str:
     if len(v) > _MAX_VIOLATIONS_SHOWN:
         lines.append(f"  ... and {len(v) - _MAX_VIOLATIONS_SHOWN} more (see .violations)")
     return "\n".join(lines)
+
+
+def _describe_exception(error: object) -> str:
+    """``"TypeName: 'message'"`` for an exception, ``repr`` otherwise; never raises."""
+    try:
+        if isinstance(error, BaseException):
+            return f"{type(error).__name__}: {_short(str(error), 60)}"
+        return _short(error)
+    except Exception:  # noqa: BLE001 - a broken __str__/__repr__ must not break the recording
+        return f"<{type(error).__name__} object whose str() raised>"
+
+
+def _describe_error(error: object) -> str:
+    """How an ``on_error`` argument is shown in a violation message; never raises."""
+    return f"on_error({_describe_exception(error)})"
 
 
 def _describe_matcher(m: object) -> str:
