@@ -495,8 +495,12 @@ class _DropSubscriber(Generic[T]):
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
-            self._upstream.request(n)  # rule 3.9: the (trusted) upstream signals the error
-            return
+            if validate_request(n) is not None:
+                self._upstream.request(n)  # rule 3.9: the (trusted) upstream signals the error
+                return
+            # a legal amount of an int subclass (an IntEnum member): it is this operator's demand,
+            # not the upstream's (which was requested unbounded), else it would be lost
+            n = int(n)
         add_request(self._requested, n)
 
     def cancel(self) -> None:

@@ -119,6 +119,12 @@ class _ErrorFlowable(Flowable[Any]):
                 e = ex
             if e is None:
                 e = NoneElementError("error(): the error supplier returned None")
+            elif not isinstance(e, BaseException):
+                # rule 2.13: on_error takes an exception; a str or an exception class would reach
+                # the subscriber as a malformed signal
+                e = TypeError(
+                    f"error(): the error supplier returned a {type(e).__name__} ({e!r}), not an exception"
+                )
         error_empty(subscriber, e)
 
 
@@ -178,7 +184,7 @@ def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
 
 
 def range_(start: int, count: int) -> Flowable[int]:
-    if not isinstance(start, int) or not isinstance(count, int) or isinstance(count, bool):
+    if not isinstance(start, int) or not isinstance(count, int) or isinstance(start, bool) or isinstance(count, bool):
         raise TypeError(f"range(start, count) takes ints, got ({start!r}, {count!r})")
     if count < 0:
         raise ValueError(f"range(): count must be >= 0, got {count}")

@@ -77,6 +77,17 @@ def _run_cancellable(fn: Any) -> None:
         plugins.on_error(e, "create(): the function given to set_cancellable raised")
 
 
+def _checked_error(error: Any) -> BaseException:
+    """Rule 2.13: what the emitter signals as an error is an exception instance; ``None``, a str or an
+    exception class is replaced by a TypeError that says so (it would reach the subscriber as a
+    malformed ``on_error``)."""
+    if isinstance(error, BaseException):
+        return error
+    if error is None:
+        return NoneElementError(null_element_message("create(): emitter.on_error"))
+    return TypeError(f"create(): emitter.on_error expects an exception, got {type(error).__name__} {error!r}")
+
+
 def _overflow_error() -> MissingBackpressureError:
     return MissingBackpressureError(
         "create(..., BackpressureStrategy.ERROR): could not emit an item due to lack of requests; "
@@ -175,12 +186,14 @@ class _Emitter(FlowableEmitter[T]):
             self._drain_loop()
 
     def on_error(self, error: BaseException) -> None:
+        error = _checked_error(error)
         if not self.try_on_error(error):
             plugins.on_error(error, "create(): on_error after the stream was cancelled or terminated")
 
     def try_on_error(self, error: BaseException) -> bool:
-        if error is None:
-            error = NoneElementError(null_element_message("create(): emitter.on_error"))
+        """Signal ``error`` unless the stream was cancelled or terminated; False (and nothing is
+        signalled or reported) if it was (RxJava ``tryOnError``)."""
+        error = _checked_error(error)
         if self._cancelled or not self._once.try_set():
             return False
         self._error = error

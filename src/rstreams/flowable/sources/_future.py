@@ -119,6 +119,10 @@ def from_future(future: concurrent.futures.Future[T], timeout: float | None) -> 
         t: Any = timeout
         if isinstance(t, bool) or not isinstance(t, int | float):
             raise TypeError(f"from_future(): timeout must be a number of seconds or None, got {t!r}")
-        if t < 0:
-            raise ValueError(f"from_future(): timeout must be >= 0, got {t}")
+        if t != t or t < 0:  # NaN compares unequal to itself: it would time out at once
+            raise ValueError(f"from_future(): timeout must be >= 0 seconds (or None), got {t}")
+        if t > threading.TIMEOUT_MAX:
+            # beyond ~292 years (inf included) a threading.Timer's thread dies of OverflowError and
+            # the timeout would silently never fire: such a timeout means "no timeout"
+            timeout = None
     return _FromFutureFlowable(future, timeout)

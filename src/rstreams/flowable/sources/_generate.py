@@ -74,16 +74,24 @@ class _GenerateEmitter(Emitter[T]):
             d.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
+        if error is None:
+            error = NoneElementError(null_element_message("generate(): emitter.on_error"))
+        elif not isinstance(error, BaseException):
+            # rule 2.13: only exceptions are signalled; a str or an exception class would reach the
+            # subscriber as a malformed on_error
+            error = TypeError(
+                f"generate(): emitter.on_error expects an exception, got {type(error).__name__} {error!r}"
+            )
         if self.terminated:
             plugins.on_error(error, "generate(): on_error after the stream ended")
             return
-        if error is None:
-            error = NoneElementError(null_element_message("generate(): emitter.on_error"))
         self.terminated = True
         d = self._downstream
         self._downstream = None  # rule 3.13
         if d is not None:
             d.on_error(error)
+        else:  # cancelled during this call (from on_next): the error must not vanish
+            plugins.on_error(error, "generate(): on_error after the subscription was cancelled")
 
     def on_complete(self) -> None:
         if self.terminated:
@@ -139,6 +147,11 @@ class _GenerateSubscription(Generic[T, S]):
         if self._cancelled:
             return
         self._cancelled = True
+        # rule 3.13 (and RS 1.8 "stop signalling"): drop the downstream at once, so a terminal signal
+        # the generator makes later in the same call (cancel from inside on_next, then on_complete)
+        # never reaches the subscriber that cancelled. A plain reference write: the loop reads it
+        # once per signal, and a racing signal from another thread is allowed by rule 1.8.
+        self._emitter._downstream = None
         if add_request(self._requested, 1) == 0:  # no loop running: dispose here
             self._dispose(self._state)
 

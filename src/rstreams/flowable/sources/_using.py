@@ -28,6 +28,7 @@ from ..._internal.subscriptions import CANCELLED, error_empty, report_double_sub
 from ..._spec import Publisher, Subscriber, Subscription, null_element_message
 from ...errors import NoneElementError
 from .._flowable import Flowable
+from ._basic import from_publisher
 
 __all__ = ["using"]
 
@@ -182,7 +183,9 @@ class _UsingFlowable(Flowable[T], Generic[T, S]):
                 err = _combine(e, de)
             error_empty(cast("Subscriber[Any]", subscriber), err)
             return
-        source.subscribe(_UsingSubscriber(subscriber, resource, self._dispose_fn, self._eager))
+        # a foreign Publisher gets from_publisher's rule 2.13 guard (a None element or error would
+        # otherwise reach the subscriber); a Flowable is subscribed as it is
+        from_publisher(source).subscribe(_UsingSubscriber(subscriber, resource, self._dispose_fn, self._eager))
 
 
 def using(
