@@ -679,3 +679,28 @@ def test_arbiter_carries_capped_demand_over_and_cancels_once() -> None:
     late = Sub()
     arb2.set_subscription(late)
     assert late.cancels == 1 and late.requests == []
+
+
+def test_lambda_subscriber_on_subscribe_callback_controls_it_as_rxjava() -> None:
+    # RxJava hands the LambdaSubscriber itself to the onSubscribe callback, so a cancel from there
+    # disposes it. Before the fix the raw upstream was handed over: is_disposed stayed False and the
+    # callbacks kept running after the cancel.
+    seen: list[object] = []
+    handed: list[Subscription] = []
+
+    def on_subscribe(s: Subscription) -> None:
+        handed.append(s)
+        s.request(2)
+
+    ls: LambdaSubscriber[int] = LambdaSubscriber(seen.append, seen.append, on_subscribe=on_subscribe)
+    up = Sub()
+    ls.on_subscribe(up)
+    assert up.requests == [2]
+    ls.on_next(1)
+    handed[0].cancel()
+    handed[0].cancel()  # rule 3.7
+    handed[0].request(5)  # rule 3.6: a no-op
+    assert up.cancels == 1 and up.requests == [2]
+    assert ls.is_disposed
+    ls.on_next(2)  # in flight after the cancel: no callback runs any more
+    assert seen == [1]

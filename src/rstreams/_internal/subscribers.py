@@ -289,7 +289,9 @@ class LambdaSubscriber(Generic[T]):
         cb = self._on_subscribe
         if cb is not None:
             try:
-                cb(subscription)
+                # the callback gets this subscriber as its Subscription (as RxJava's LambdaSubscriber):
+                # a cancel from the callback then marks it disposed and stops the callbacks
+                cb(self)
             except BaseException as e:
                 cancel(self._upstream)
                 self.on_error(e)
@@ -361,6 +363,17 @@ class LambdaSubscriber(Generic[T]):
         self._on_error = None
         self._on_complete = None
         self._on_subscribe = None
+
+    # -- Subscription side, for the on_subscribe callback -------------------------------------
+    def request(self, n: int) -> None:
+        """Forward ``request(n)`` upstream (a bad ``n`` is the upstream's rule 3.9 error to signal)."""
+        s = self._upstream.get()
+        if s is not None:
+            s.request(n)  # CANCELLED ignores it (rule 3.6)
+
+    def cancel(self) -> None:
+        """The same as :meth:`dispose` (rules 3.5, 3.7: idempotent)."""
+        self.dispose()
 
     def dispose(self) -> None:
         """Cancel the subscription; no callback runs afterwards (best effort across threads)."""
