@@ -66,8 +66,9 @@ class SinkWriteError(RStreamsError, RuntimeError):
         self.committed_rows = committed_rows
         super().__init__(
             f"to_spark: micro-batch {batch_id} (rows {start_row}..{end_row - 1}) failed: "
-            f"{type(cause).__name__}: {cause}. Rows 0..{committed_rows - 1} are committed; rows from "
-            f"{committed_rows} on were not written. Re-run the same stream to resume exactly there."
+            f"{type(cause).__name__}: {cause}. "
+            + (f"Rows 0..{committed_rows - 1} are committed; rows" if committed_rows else "No row is committed; rows")
+            + f" from {committed_rows} on were not written. Re-run the same stream to resume exactly there."
         )
         self.__cause__ = cause
 
@@ -177,6 +178,55 @@ class _Rows:
         self.started = time.monotonic()
 
 
+_FILE_FORMATS: Final = frozenset({"parquet", "orc", "json", "csv", "avro"})
+
+
+def _quote_table(name: str) -> str:
+    return ".".join(f"`{part.strip('`')}`" for part in name.split("."))
+
+
+def _table_files_location(spark: Any, table: str, format: str) -> str | None:
+    """The local directory holding ``table``'s data files when the sink can commit into it like a
+    path (a non-partitioned file-format table of the session catalog on a local filesystem, or a
+    table not created yet, which will live in its database's directory); None otherwise."""
+    if format.lower() not in _FILE_FORMATS:
+        return None
+    try:
+        if spark.catalog.tableExists(table):
+            info: dict[str, str] = {}
+            partitioned = False
+            for row in spark.sql(f"DESCRIBE TABLE EXTENDED {_quote_table(table)}").collect():
+                key = str(row[0] or "").strip()
+                if key == "# Partition Information":
+                    partitioned = True
+                info.setdefault(key, str(row[1] or "").strip())
+            if partitioned or info.get("Provider", "").lower() != format.lower():
+                return None
+            location = info.get("Location", "")
+        else:
+            parts = table.split(".")
+            if len(parts) > 2:
+                return None  # a catalog-qualified name: not the session catalog's files
+            db = parts[0].strip("`") if len(parts) == 2 else spark.catalog.currentDatabase()
+            db_location = ""
+            for row in spark.sql(f"DESCRIBE DATABASE EXTENDED `{db}`").collect():
+                if str(row[0]).strip() == "Location":
+                    db_location = str(row[1]).strip()
+            if not db_location:
+                return None
+            location = db_location.rstrip("/") + "/" + parts[-1].strip("`").lower()
+        path = _local_path(location)
+    except ValueError:
+        return None  # remote storage: no atomic renames to commit with
+    except Exception as e:  # the catalog could not describe it: Spark's own append
+        plugins.on_error(e, f"to_spark(table={table!r}): the table's location is unknown; falling back to saveAsTable")
+        return None
+    if not path:
+        return None
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
 class SparkSink:
     """The Subscriber behind :func:`to_spark` (one use). ``result()`` waits for the outcome."""
 
@@ -245,14 +295,27 @@ class SparkSink:
         self._skip = 0
         self._next_id = 0
         self._next_row = 0  # stream row index of the next row of the pending batch
+        # table=...: its batches are staged and committed as files in the table's own location
+        # (exactly-once, as a path), then the catalog is refreshed; False: saveAsTable per batch
+        self._table_files = False
+        self._partition_cols: list[str] = []  # saveAsTable into an existing partitioned table
         self._recover()
 
     # -- recovery ------------------------------------------------------------------------------
     def _recover(self) -> None:
+        if self._table is not None and self._path is None:
+            self._path = _table_files_location(self._spark, self._table, self._format)
+            self._table_files = self._path is not None
         root = self._path
         if root is None:
-            from ._session import session  # noqa: F401  (a warehouse-side log for tables)
-
+            # a table whose data is not plain files on a local filesystem (another catalog, a
+            # partitioned or non-file table, remote storage): Spark's own append, at-least-once
+            try:
+                if self._spark.catalog.tableExists(self._table):
+                    cols = self._spark.catalog.listColumns(self._table)
+                    self._partition_cols = [c.name for c in cols if getattr(c, "isPartition", False)]
+            except Exception:  # noqa: S110 - a catalog that cannot list columns: write unpartitioned
+                pass
             warehouse = self._spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse")
             root = os.path.join(_local_path(warehouse), f"_rstreams_{self._table}")
         os.makedirs(root, exist_ok=True)
@@ -265,6 +328,10 @@ class SparkSink:
                 if not name.startswith("_"):
                     p = os.path.join(self._path, name)
                     shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+            if self._table_files and self._table is not None and self._spark.catalog.tableExists(self._table):
+                # the new rows may have another schema: the first commit creates the table anew
+                self._spark.sql(f"DROP TABLE {_quote_table(self._table)}")
+                os.makedirs(self._log.dir, exist_ok=True)  # dropping a managed table removes its directory
         # file names carry a run id: a resumed run keeps its own, a fresh run (or the next run after
         # a completed one, whose batch ids restart at 0) draws a new one, so no file is ever replaced
         self._run = str(entries[-1].get("run") or uuid.uuid4().hex[:12]) if entries else uuid.uuid4().hex[:12]
@@ -280,6 +347,8 @@ class SparkSink:
             for e in entries:  # roll forward: committed, but the crash came before every file moved
                 self._publish(int(e["batch_id"]), list(e.get("files", [])))
             shutil.rmtree(self._staging_root(), ignore_errors=True)  # this stream's uncommitted batches
+            if entries and self._table_files:
+                self._register_table()
 
     # -- Subscriber ----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -445,6 +514,8 @@ class SparkSink:
             os._exit(18)  # fault injection: committed, files still staged (the re-run rolls forward)
         if self._path is not None:
             self._publish(batch_id, files)
+            if self._table_files:
+                self._register_table()
         elapsed = time.monotonic() - t0
         self._next_id += 1
         self._next_row = end_row
@@ -500,9 +571,12 @@ class SparkSink:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(max(1, math.ceil(table.num_rows / cores))))
         spark.conf.set("spark.sql.execution.arrow.localRelationThreshold", "0")
         df = spark.createDataFrame(table)
-        if self._table is not None:
+        if self._table is not None and not self._table_files:
             mode = "append" if (batch_id > 0 or self._mode == "append") else self._mode
-            df.write.mode(mode).format(self._format).saveAsTable(self._table)
+            writer = df.write.mode(mode).format(self._format)
+            if self._partition_cols and mode == "append":
+                writer = writer.partitionBy(*self._partition_cols)  # an existing partitioned table
+            writer.saveAsTable(self._table)
             return []
         assert self._path is not None
         staging = self._staging(batch_id)
@@ -520,6 +594,21 @@ class SparkSink:
             else:
                 os.remove(p)  # _SUCCESS, checksums
         return staged
+
+    def _register_table(self) -> None:
+        """Make the catalog see the table's files: create it over its location (an external table,
+        schema from the files) when the catalog does not know it (a fresh in-memory catalog over a
+        warehouse that survived the last process), else refresh its file listing."""
+        assert self._table is not None and self._path is not None
+        spark = self._spark
+        name = _quote_table(self._table)
+        if spark.catalog.tableExists(self._table):
+            spark.sql(f"REFRESH TABLE {name}")
+            return
+        has_data = any(not n.startswith(("_", ".")) for n in os.listdir(self._path))
+        if has_data:
+            loc = self._path.replace("'", "\\'")
+            spark.sql(f"CREATE TABLE IF NOT EXISTS {name} USING {self._format} LOCATION '{loc}'")
 
     def _staging_root(self) -> str:
         assert self._path is not None
@@ -679,6 +768,12 @@ def to_spark(
     Errors: a failed write is retried per ``retry`` (:class:`WritePolicy`), then the stream is
     cancelled and a :class:`SinkWriteError` names the batch and what was not committed.
     ``max_batch_seconds`` flushes a partial batch that has waited that long.
+    ``table=``: a file-format table of the session catalog (new, or existing and not partitioned)
+    on a local or mounted filesystem is landed like a path, in its own location, exactly-once, and
+    the catalog is refreshed after each commit (or the table created over the location: a later
+    process with a fresh in-memory catalog appends to it instead of failing); any other table
+    (partitioned, another format or catalog, remote storage) gets Spark's ``saveAsTable`` append
+    per batch, which a crash between write and commit can repeat (at-least-once).
     ``engine="pyarrow"`` writes the Parquet files with pyarrow alone (no JVM on the hot path,
     same commit protocol); the data stays readable by Spark.
     """
