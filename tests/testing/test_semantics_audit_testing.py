@@ -704,3 +704,11 @@ def test_lambda_subscriber_on_subscribe_callback_controls_it_as_rxjava() -> None
     assert ls.is_disposed
     ls.on_next(2)  # in flight after the cancel: no callback runs any more
     assert seen == [1]
+
+
+@pytest.mark.parametrize("bad", ["REQUEST_OVERFLOW", 5, None])
+def test_test_publisher_create_noncompliant_reports_misuse_clearly(bad: object) -> None:
+    # Before the fix a string was taken apart character by character ("got 'R'") and an int
+    # failed with "'int' object is not iterable".
+    with pytest.raises(TypeError, match=re.escape(f"got {bad!r}; use for example Violation.")):
+        TestPublisher.create_noncompliant(bad)  # type: ignore[arg-type]

@@ -132,6 +132,13 @@ class TestPublisher(Generic[T]):
         for v in violations:
             if isinstance(v, Violation):
                 flat.append(v)
+            elif isinstance(v, str | bytes) or not isinstance(v, Iterable):
+                # a string is iterable too: without this check "REQUEST_OVERFLOW" would be
+                # reported one character at a time
+                raise TypeError(
+                    f"create_noncompliant() takes Violation members or collections of them, got {v!r}; "
+                    f"use for example Violation.{Violation.REQUEST_OVERFLOW.name}"
+                )
             else:
                 flat.extend(v)
         return cls(flat)
