@@ -62,6 +62,8 @@ class _Rail:
         self._parent._drain()
 
     def cancel(self) -> None:
+        if self.cancelled:
+            return  # rule 3.5: idempotent (and counted once towards "all rails cancelled")
         self.cancelled = True
         self.subscriber = None
         self._parent._rail_cancelled()
@@ -74,7 +76,8 @@ class _Dispatcher:
     _rs_no_wrap = True
     __slots__ = (
         "_source", "_n", "_prefetch", "_limit", "_rails", "_subscribed", "_lock", "_upstream",
-        "_queue", "_wip", "_done", "_error", "_next", "_consumed", "_cancelled_rails", "__weakref__",
+        "_queue", "_wip", "_done", "_error", "_next", "_consumed", "_cancelled_rails", "_all_cancelled",
+        "__weakref__",
     )
 
     def __init__(self, source: Flowable[Any], n: int, prefetch: int) -> None:
@@ -93,6 +96,9 @@ class _Dispatcher:
         self._next = 0
         self._consumed = 0
         self._cancelled_rails = AtomicInt(0)
+        # set when every rail cancelled; the queue is then cleared by the drain owner only (race:
+        # a rail cancelling on its own thread vs the drain popping the queue on the upstream thread)
+        self._all_cancelled = False
 
     def rail(self, index: int) -> Flowable[Any]:
         return _RailFlowable(self, index)
@@ -115,6 +121,8 @@ class _Dispatcher:
             error_empty(subscriber, ProtocolViolationError("1.10", f"parallel rail {index} can be subscribed only once"))
             return
         subscriber.on_subscribe(rail)
+        if self._done:
+            self._drain()  # the stream already failed (rule 3.9 on an earlier rail): this rail gets it too
         if ready:
             src = self._source
             self._source = None
@@ -123,13 +131,15 @@ class _Dispatcher:
 
     # -- upstream --
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()
+        if self._upstream is not CANCELLED or self._done or self._all_cancelled:
+            subscription.cancel()  # rule 2.5; or the rails already failed or all cancelled
             return
         self._upstream = subscription
         subscription.request(self._prefetch)
 
     def on_next(self, item: Any) -> None:
+        if self._done:
+            return  # rule 1.7: nothing after a terminal signal (or a rule 3.9 failure)
         self._queue.append(item)
         self._drain()
 
@@ -142,6 +152,8 @@ class _Dispatcher:
         self._drain()
 
     def on_complete(self) -> None:
+        if self._done:
+            return
         self._done = True
         self._drain()
 
@@ -151,8 +163,9 @@ class _Dispatcher:
 
     def _rail_cancelled(self) -> None:
         if self._cancelled_rails.increment_and_get() == self._n:
+            self._all_cancelled = True
             self._upstream.cancel()
-            self._queue.clear()
+            self._drain()  # the drain owner clears the queue
 
     def _drain(self) -> None:
         if self._wip.get_and_increment() != 0:
@@ -162,39 +175,47 @@ class _Dispatcher:
         n = self._n
         while True:
             rails = self._rails
-            if self._done and (not q or self._error is not None):
+            if self._all_cancelled:
                 q.clear()
+            elif self._done and (not q or self._error is not None):
+                q.clear()
+                err = self._error
+                # every rail subscribed so far gets the terminal signal once; a rail subscribed
+                # later (only after a rule 3.9 failure) gets it from its own _subscribe_rail drain
                 for r in rails:
-                    if r is not None and r.subscriber is not None:
-                        s = r.subscriber
-                        r.subscriber = None
-                        if self._error is not None:
-                            s.on_error(self._error)
+                    s = r.subscriber if r is not None else None
+                    if s is not None:
+                        r.subscriber = None  # type: ignore[union-attr]
+                        if err is not None:
+                            s.on_error(err)
                         else:
                             s.on_complete()
-                return
-            idle = 0
-            i = self._next
-            consumed = 0
-            while q and idle < n:
-                rail = rails[i]
-                if rail is not None and rail.subscriber is not None and not rail.cancelled and rail.requested.get() > 0:
-                    rail.subscriber.on_next(q.popleft())
-                    if rail.requested.get() < _MAX:
-                        produced(rail.requested, 1)
-                    consumed += 1
-                    idle = 0
-                else:
-                    idle += 1
-                i = (i + 1) % n
-            self._next = i
-            if consumed:
-                c = self._consumed + consumed
-                if c >= self._limit:
-                    self._consumed = 0
-                    self._upstream.request(c)
-                else:
-                    self._consumed = c
+            else:
+                idle = 0
+                i = self._next
+                consumed = 0
+                while q and idle < n:
+                    rail = rails[i]
+                    # read the subscriber once: a rail cancelling on another thread sets it to None
+                    # between a check and a use (the element may still reach it: rule 3.6 allows that)
+                    s = rail.subscriber if rail is not None else None
+                    if s is not None and rail.requested.get() > 0:  # type: ignore[union-attr]
+                        s.on_next(q.popleft())
+                        if rail.requested.get() < _MAX:  # type: ignore[union-attr]
+                            produced(rail.requested, 1)  # type: ignore[union-attr]
+                        consumed += 1
+                        idle = 0
+                    else:
+                        idle += 1
+                    i = (i + 1) % n
+                self._next = i
+                if consumed:
+                    c = self._consumed + consumed
+                    if c >= self._limit:
+                        self._consumed = 0
+                        self._upstream.request(c)
+                    else:
+                        self._consumed = c
             missed = self._wip.add_and_get(-missed)
             if missed == 0:
                 return
@@ -230,27 +251,37 @@ class ParallelFlowable(Generic[T]):
         return ParallelFlowable(self._source, self._n, self._prefetch, self._ops + (op,))
 
     def run_on(self, scheduler: Any, prefetch: int = 128) -> ParallelFlowable[T]:
-        """Move each rail onto its own worker of ``scheduler`` (observe_on per rail)."""
+        """Move each rail onto its own worker of ``scheduler`` (observe_on per rail).
+
+        The arguments are checked here, at assembly (as every Flowable operator does), not when
+        the rails are built at subscription.
+        """
+        Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError/ValueError for bad arguments
         return self._with(lambda f: f.observe_on(scheduler, prefetch))
 
     def map(self, mapper: Callable[[T], R]) -> ParallelFlowable[R]:
         """Map on every rail."""
+        _check_callable("map", mapper)
         return self._with(lambda f: f.map(mapper))
 
     def filter(self, predicate: Callable[[T], object]) -> ParallelFlowable[T]:
         """Filter on every rail."""
+        _check_callable("filter", predicate)
         return self._with(lambda f: f.filter(predicate))
 
     def do_on_next(self, fn: Callable[[T], Any]) -> ParallelFlowable[T]:
         """Side effect on every rail."""
+        _check_callable("do_on_next", fn)
         return self._with(lambda f: f.do_on_next(fn))
 
     def compose(self, fn: Callable[[Flowable[T]], Flowable[R]]) -> ParallelFlowable[R]:
         """Apply any ``Flowable -> Flowable`` function to every rail."""
+        _check_callable("compose", fn)
         return self._with(fn)
 
     def sequential(self, prefetch: int = 128) -> Flowable[T]:
         """Merge the rails back into one Flowable (elements in arrival order)."""
+        _check_positive("sequential", "prefetch", prefetch)
         src, n, pf, ops = self._source, self._n, self._prefetch, self._ops
 
         def build() -> Flowable[T]:
@@ -266,13 +297,27 @@ class ParallelFlowable(Generic[T]):
         return Flowable.defer(build)
 
 
+def _check_callable(op: str, fn: object) -> None:
+    if not callable(fn):
+        raise TypeError(f"parallel().{op}(): expected a callable, got {type(fn).__name__}")
+
+
+def _check_positive(op: str, what: str, n: object) -> int:
+    # bool is an int subclass but never a count (parallel(True) was one rail, prefetch=True a
+    # request(True) that failed at subscription with a rule 3.9 error)
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{op}(): {what} must be a positive int, got {type(n).__name__} {n!r}")
+    if n <= 0:
+        raise ValueError(f"{op}(): {what} must be a positive int, got {n!r}")
+    return n
+
+
 def parallel(source: Flowable[T], n: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
+    """Split ``source`` into ``n`` rails (default: the CPU count), dealt round-robin by demand."""
     import os
 
     if n is None:
         n = os.cpu_count() or 1
-    if not isinstance(n, int) or n <= 0:
-        raise ValueError(f"parallel(): the number of rails must be a positive int, got {n!r}")
-    if not isinstance(prefetch, int) or prefetch <= 0:
-        raise ValueError(f"parallel(): prefetch must be a positive int, got {prefetch!r}")
+    _check_positive("parallel", "the number of rails", n)
+    _check_positive("parallel", "prefetch", prefetch)
     return ParallelFlowable(source, n, prefetch)
