@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from rstreams import Flowable, schedulers
+from rstreams import Flowable, plugins, schedulers
 from rstreams._internal.atomics import AtomicInt
 from rstreams.testing import TestPublisher, TestSubscriber
 
@@ -102,4 +102,24 @@ def test_parallel_rail_cancelled_between_check_and_delivery_does_not_crash_the_d
     ts.await_count(5, 2)
     assert not ts.errors, ts.errors
     assert set(ts.values) >= {0, 2, 3, 4, 5}, ts.values
+    ts.assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# group_by
+
+
+def test_group_by_unhashable_key_fails_the_stream() -> None:
+    # the dict lookup of an unhashable key raised TypeError out of on_next (rule 2.13): a
+    # compliant upstream reported it as undeliverable and the stream hung; now it is on_error
+    # (and the upstream is cancelled), as a raising key_fn is
+    tp: TestPublisher[int] = TestPublisher.create()
+    with plugins.collect_errors() as undeliverable:
+        ts: TestSubscriber[int] = (
+            Flowable.from_publisher(tp).group_by(lambda x: [x]).flat_map(lambda g: g).test()
+        )
+        tp.next(1)
+    ts.assert_error(TypeError).assert_no_values()
+    assert tp.was_cancelled
+    assert not undeliverable, undeliverable
     ts.assert_no_violations()

@@ -182,10 +182,12 @@ class _GroupBySubscriber:
                 item = vf(item)
                 if item is None:
                     raise none_result_error("group_by", "value_fn")
+            # inside the try: an unhashable key raises TypeError here, which must fail the stream
+            # (it escaped on_next, rule 2.13, and the stream hung)
+            g = self._groups.get(key)
         except Exception as e:
             self._fail(e)
             return
-        g = self._groups.get(key)
         if g is not None:
             fn = g.fast_on_next
             if fn is not None and g.wip._value == 0:
