@@ -105,6 +105,29 @@ def test_parallel_rail_cancelled_between_check_and_delivery_does_not_crash_the_d
     ts.assert_no_violations()
 
 
+def test_parallel_rail_cancelled_twice_counts_once() -> None:
+    # rule 3.5: cancel is idempotent. A second cancel of rail 0 was counted again towards "every
+    # rail cancelled", so with 2 rails the source was cancelled while rail 1 was still consuming
+    rails: list[Any] = []
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber()
+    (
+        Flowable.from_publisher(tp)
+        .parallel(2, prefetch=8)
+        .compose(lambda f: f.do_on_subscribe(rails.append))
+        .sequential()
+        .subscribe(ts)
+    )
+    rails[0].cancel()
+    rails[0].cancel()
+    assert not tp.was_cancelled
+    tp.next(1, 2, 3)
+    tp.complete()
+    ts.await_count(3, 2)
+    assert sorted(ts.values) == [1, 2, 3]  # all went to rail 1
+    ts.assert_no_errors().assert_no_violations()
+
+
 # ---------------------------------------------------------------------------------------------
 # group_by
 

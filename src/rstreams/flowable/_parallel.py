@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
 from .._internal import plugins
-from .._internal.atomics import AtomicInt
+from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
 from .._spec import Subscriber, Subscription
@@ -50,7 +50,9 @@ class _Rail:
         self._index = index
         self.requested = AtomicInt(0)
         self.subscriber: Subscriber[Any] | None = subscriber
-        self.cancelled = False
+        # rule 3.5: a rail counts once towards "every rail cancelled" (race: two cancels of the
+        # same rail, possibly on two threads, used to count twice and cancel the source early)
+        self.cancelled = AtomicFlag()
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -62,9 +64,8 @@ class _Rail:
         self._parent._drain()
 
     def cancel(self) -> None:
-        if self.cancelled:
-            return  # rule 3.5: idempotent (and counted once towards "all rails cancelled")
-        self.cancelled = True
+        if not self.cancelled.try_set():
+            return  # rule 3.5: idempotent
         self.subscriber = None
         self._parent._rail_cancelled()
 
