@@ -238,3 +238,63 @@ def test_drop_bad_request_is_still_an_error() -> None:
     p.on_backpressure_drop().subscribe(ts)
     ts.request(0)
     ts.assert_error(ValueError).assert_no_values().assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# async functions given where a plain function is called synchronously
+
+
+async def _async_step(s: int, e: Any) -> int:
+    e.on_next(s)
+    return s + 1
+
+
+async def _async_push(e: Any) -> None:
+    e.on_next(1)
+    e.on_complete()
+
+
+async def _async_value() -> int:
+    return 1
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Flowable.generate(lambda: 0, _async_step),  # spun forever without emitting
+        lambda: Flowable.create(_async_push),  # hung: the coroutine never ran
+        lambda: Flowable.from_callable(_async_value),  # emitted a coroutine object
+        lambda: Flowable.defer(_async_value),
+        lambda: Flowable.using(lambda: 1, lambda r: Flowable.just(r), _async_push),
+        lambda: Flowable.just(1).on_backpressure_drop(_async_push),
+        lambda: Flowable.just(1).on_backpressure_buffer(4, on_dropped=_async_push),
+    ],
+)
+def test_async_functions_are_rejected_at_assembly(make: Any) -> None:
+    with pytest.raises(TypeError, match="is an async function"):
+        make()
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.from_callable(lambda: 1).subscribe(ts)  # companion: plain functions still work
+    ts.assert_result(1).assert_no_violations()
+
+
+def test_create_emitter_fn_returning_a_coroutine_fails_the_stream() -> None:
+    """A lambda wrapping an async function is not detected at assembly; its coroutine is: the
+    stream fails with a TypeError instead of waiting forever."""
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.create(lambda e: _async_push(e)).subscribe(ts)
+    ts.assert_error(TypeError).assert_no_values()
+    assert "coroutine" in str(ts.errors[0])
+    ts.assert_no_violations()
+
+
+def test_create_set_cancellable_with_an_async_function_fails_the_stream() -> None:
+    async def cleanup() -> None:
+        pass
+
+    def push(e: Any) -> None:
+        e.set_cancellable(cleanup)
+
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.create(push).subscribe(ts)
+    ts.assert_error(TypeError).assert_no_values().assert_no_violations()

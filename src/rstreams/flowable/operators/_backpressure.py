@@ -51,6 +51,7 @@ from ..._spec import Subscriber, Subscription, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
 from .._enums import BackpressureOverflow
 from .._flowable import Flowable
+from ..sources._basic import reject_async_function
 
 __all__ = ["on_backpressure_buffer", "on_backpressure_drop", "on_backpressure_latest", "rebatch_requests"]
 
@@ -408,6 +409,7 @@ def on_backpressure_buffer(
         )
     if on_dropped is not None and not callable(on_dropped):
         raise TypeError("on_backpressure_buffer(): on_dropped must be callable or None")
+    reject_async_function("on_backpressure_buffer", "on_dropped", on_dropped)
     return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, _MAX, 0)
 
 
@@ -523,4 +525,5 @@ class _DropFlowable(Flowable[T]):
 def on_backpressure_drop(source: Flowable[T], on_drop: Callable[[T], Any] | None) -> Flowable[T]:
     if on_drop is not None and not callable(on_drop):
         raise TypeError("on_backpressure_drop(): on_drop must be callable or None")
+    reject_async_function("on_backpressure_drop", "on_drop", on_drop)
     return _DropFlowable(source, on_drop)

@@ -3,6 +3,7 @@ from_publisher. The synchronous ones are fusion sources (see ``_fused.py``)."""
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, Generic, NoReturn, TypeVar, final
@@ -28,11 +29,42 @@ __all__ = [
     "JustFlowable",
     "EmptyFlowable",
     "scalar_value",
+    "reject_async_function",
 ]
 
 T = TypeVar("T")
 
 _SIZED_TYPES: Final = (list, tuple, range, dict, set, frozenset, str, bytes, deque)
+
+# inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR (inspect is not imported: `import rstreams` stays light)
+_CO_ASYNC: Final = 0x80 | 0x200
+
+
+def reject_async_function(where: str, what: str, fn: object) -> None:
+    """Raise TypeError if ``fn`` is an ``async def`` function (or async generator function).
+
+    The sources call their functions synchronously: an async one only makes a coroutine that never
+    runs, so the stream would hang (``create``), spin forever without emitting (``generate``) or
+    emit coroutine objects (``from_callable``). Partials and bound methods are looked through.
+
+    >>> async def f(): ...
+    >>> reject_async_function("from_callable", "fn", f)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: from_callable(): fn is an async function (f); ...
+    """
+    f: Any = fn
+    while isinstance(f, functools.partial):
+        f = f.func
+    f = getattr(f, "__func__", f)  # a bound method
+    code = getattr(f, "__code__", None)
+    if code is not None and code.co_flags & _CO_ASYNC:
+        name = getattr(f, "__qualname__", type(f).__name__)
+        raise TypeError(
+            f"{where}(): {what} is an async function ({name}); it is called synchronously, so its "
+            "coroutine would never run: pass a plain function, or use rstreams.aio "
+            "(from_coroutine, from_async_iterable, map_async) for async code"
+        )
 
 
 @final
@@ -133,6 +165,7 @@ def error(err: BaseException | Callable[[], BaseException]) -> Flowable[Any]:
         raise NoneElementError(null_element_message("error", "2.13"))
     if not isinstance(err, BaseException) and not callable(err):
         raise TypeError(f"error(): expected an exception or a callable returning one, got {type(err).__name__}")
+    reject_async_function("error", "the error supplier", err)
     return _ErrorFlowable(err)
 
 
@@ -220,6 +253,7 @@ class _DeferFlowable(Flowable[T]):
 def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
     if not callable(supplier):
         raise TypeError("defer(): supplier must be callable")
+    reject_async_function("defer", "supplier", supplier)
     return _DeferFlowable(supplier)
 
 
@@ -255,6 +289,7 @@ def call_into(fn: Callable[[], T], scalar: DeferredScalarSubscription[T]) -> Non
 def from_callable(fn: Callable[[], T]) -> Flowable[T]:
     if not callable(fn):
         raise TypeError("from_callable(): fn must be callable")
+    reject_async_function("from_callable", "fn", fn)
     return _FromCallableFlowable(fn)
 
 

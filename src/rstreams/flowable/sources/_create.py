@@ -31,7 +31,7 @@ and ``on_error`` goes to the undeliverable-error hook (:mod:`rstreams.plugins`),
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
@@ -41,6 +41,7 @@ from ..._spec import Subscriber, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
 from .._enums import BackpressureStrategy
 from .._flowable import Flowable, FlowableEmitter
+from ._basic import reject_async_function
 
 __all__ = ["create"]
 
@@ -223,6 +224,7 @@ class _Emitter(FlowableEmitter[T]):
         """Run ``fn`` on cancel or termination; replaces (and runs) a previously set one."""
         if fn is not None and not callable(fn):
             raise TypeError("set_cancellable(): expected a callable")
+        reject_async_function("set_cancellable", "fn", fn)  # its clean-up would never run
         ref = self._cancellable
         while True:
             cur = ref.get()
@@ -359,9 +361,18 @@ class _CreateFlowable(Flowable[T]):
         emitter: _Emitter[T] = _Emitter(subscriber, self._strategy)
         subscriber.on_subscribe(emitter)
         try:
-            self._fn(emitter)
+            res = self._fn(emitter)
         except Exception as e:
             emitter.on_error(e)
+            return
+        if isinstance(res, Coroutine):  # e.g. lambda e: an_async_fn(e): it would never run
+            res.close()
+            emitter.on_error(
+                TypeError(
+                    "create(): emitter_fn returned a coroutine, which would never run; push from a "
+                    "plain function (the emitter may be called from any thread or event loop)"
+                )
+            )
 
     def __repr__(self) -> str:
         return f"Flowable.create({self._fn!r}, {self._strategy})"
@@ -372,4 +383,5 @@ def create(emitter_fn: Callable[[FlowableEmitter[T]], Any], strategy: Backpressu
         raise TypeError(f"create(): emitter_fn must be callable, got {type(emitter_fn).__name__}")
     if not isinstance(strategy, BackpressureStrategy):
         raise TypeError(f"create(): strategy must be a BackpressureStrategy, got {strategy!r}")
+    reject_async_function("create", "emitter_fn", emitter_fn)
     return _CreateFlowable(emitter_fn, strategy)

@@ -33,6 +33,7 @@ from ..._internal.subscriptions import error_empty
 from ..._spec import Subscriber, null_element_message
 from ...errors import NoneElementError, ProtocolViolationError
 from .._flowable import Emitter, Flowable
+from ._basic import reject_async_function
 
 __all__ = ["generate"]
 
@@ -246,4 +247,7 @@ def generate(
         raise TypeError(f"generate(): generator_fn must be callable, got {type(generator_fn).__name__}")
     if dispose_fn is not None and not callable(dispose_fn):
         raise TypeError(f"generate(): dispose_fn must be callable or None, got {type(dispose_fn).__name__}")
+    reject_async_function("generate", "state_fn", state_fn)
+    reject_async_function("generate", "generator_fn", generator_fn)
+    reject_async_function("generate", "dispose_fn", dispose_fn)
     return _GenerateFlowable(state_fn, generator_fn, dispose_fn)
