@@ -301,9 +301,16 @@ class _Reduce(_Folder[T, Any]):
         if acc is NOTSET:
             acc = items[0]
             items = items[1:]
-        if self.use_sum and type(acc) in (int, float):
-            return sum(items, acc)  # type: ignore[arg-type]
         fn = self.fn
+        if self.use_sum and type(acc) is int:
+            # only exact (int) sums: from Python 3.12 sum() adds floats with compensated
+            # (Neumaier) summation, so a float result would differ from the element-by-element
+            # fold of the unfused path (0.1 * 10 gives 1.0, not 0.9999999999999999)
+            total = sum(items, acc)  # type: ignore[arg-type]
+            if type(total) is int:
+                return total
+        if self.use_sum:
+            return functools.reduce(fn, items, acc)  # operator.add never returns None for numbers
 
         def checked(a: Any, b: T) -> Any:
             v = fn(a, b)
