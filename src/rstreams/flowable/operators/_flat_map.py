@@ -30,6 +30,7 @@ from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
+from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
 from ._inner import PrefetchInner
 
@@ -94,15 +95,18 @@ class FlatMapSubscriber:
             mc = self._max_concurrency
             subscription.request(_MAX if mc is None else mc)
 
-    def on_next(self, item: Any) -> None:
+    def on_next(self, item: Any, mapped: Any = NOTHING) -> None:
         if self._done or self._cancelled:
             return
-        try:
-            p = self._mapper(item)
-        except Exception as e:
-            self._upstream.cancel()
-            self.on_error(e)
-            return
+        if mapped is NOTHING:
+            try:
+                p = self._mapper(item)
+            except Exception as e:
+                self._upstream.cancel()
+                self.on_error(e)
+                return
+        else:
+            p = mapped  # on_next_batch mapped it already
         if p is None:
             self._upstream.cancel()
             self.on_error(none_result_error("flat_map", "the mapper"))
@@ -122,6 +126,79 @@ class FlatMapSubscriber:
         with self._lock:
             self._inners = self._inners + (inner,)
         p.subscribe(inner)
+
+    # library-internal batch protocol (a fused or batching upstream): the elements arrive within
+    # the outer demand, so mapping them all now is what the one-by-one path does; runs of scalar
+    # results go downstream as one batch through one pass of the emitter
+    accepts_batches = True
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        if self._done or self._cancelled:
+            return
+        mapper = self._mapper
+        values: list[Any] = []
+        empties = 0
+        for item in items:
+            try:
+                p = mapper(item)
+            except Exception as e:
+                self._flush_scalars(values, empties)
+                self._upstream.cancel()
+                self.on_error(e)
+                return
+            if p is not None:
+                is_scalar, value = scalar_value(p)
+                if is_scalar:
+                    if value is NOTHING:
+                        empties += 1
+                    else:
+                        values.append(value)
+                    continue
+            # an inner to subscribe (or a bad result): what came before goes first, in order
+            self._flush_scalars(values, empties)
+            values = []
+            empties = 0
+            self.on_next(item, p)
+            if self._done or self._cancelled:
+                return
+        self._flush_scalars(values, empties)
+
+    def _flush_scalars(self, values: list[Any], empties: int) -> None:
+        if empties:
+            self._slots_freed(empties)
+        if not values:
+            return
+        wip = self._wip
+        n = len(values)
+        if wip._value == 0 and wip.compare_and_set(0, 1):
+            # the emitter (rule 1.3): emit what demand allows now, queue the rest behind it
+            d = self._downstream
+            r = self._requested._value
+            k = 0
+            if d is not None and r != 0 and not self._scalars:
+                k = n if r >= n else r
+                head = values if k == n else values[:k]
+                nb = batch_sink(d)
+                if nb is not None:
+                    nb(head)
+                else:
+                    on_next = d.on_next
+                    for v in head:
+                        if self._cancelled:  # rule 3.12: a cancel from on_next stops at once
+                            break
+                        on_next(v)
+                if r < _MAX:
+                    produced(self._requested, k)
+                self._slots_freed(k)
+            if k < n:
+                self._scalars.extend(values[k:] if k else values)
+            if wip.decrement_and_get() == 0:
+                return
+        else:
+            self._scalars.extend(values)
+            if wip.get_and_increment() != 0:
+                return
+        self._drain_loop()
 
     def on_error(self, error: BaseException) -> None:
         if self._done or (not self._delay_error and self._errors.has_error()):
