@@ -9,7 +9,8 @@ completes the future, or on the subscribing thread if it is already done) and is
 ``timeout`` seconds without a result signals ``TimeoutError``, armed with a daemon
 ``threading.Timer`` that is cancelled as soon as the future completes or the subscription is
 cancelled (no timer thread outlives the subscription by more than its wake-up). Cancelling the
-subscription does not cancel the future (it may be shared).
+subscription does not cancel the future (it may be shared). A NaN timeout is refused; one beyond
+``threading.TIMEOUT_MAX`` (``inf`` included) means no timeout (a Timer cannot wait that long).
 
 Race guarded: the done callback, the timer and a downstream cancel all want to be "the outcome";
 an :class:`AtomicFlag` lets exactly one of them win, the others do nothing.
