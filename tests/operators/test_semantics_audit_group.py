@@ -15,6 +15,7 @@ import pytest
 
 from rstreams import Flowable, plugins, schedulers
 from rstreams._internal.atomics import AtomicInt
+from rstreams.errors import NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
 
 # ---------------------------------------------------------------------------------------------
@@ -148,6 +149,63 @@ def test_group_by_unhashable_key_fails_the_stream() -> None:
     assert tp.was_cancelled
     assert not undeliverable, undeliverable
     ts.assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# on_error_resume_next, retry_when: a foreign Publisher from a user function
+
+
+class _ForeignNoneThenComplete:
+    """A non-Flowable Publisher (no rule 2.13 guard of its own): its first request is answered
+    with ``on_next(None)``, the next one with ``on_complete()``."""
+
+    def __init__(self) -> None:
+        self.subscribed = 0
+
+    def subscribe(self, subscriber: Any) -> None:
+        self.subscribed += 1
+        calls = [0]
+
+        class _Sub:
+            def request(self, n: int) -> None:
+                calls[0] += 1
+                if calls[0] == 1:
+                    subscriber.on_next(None)
+                elif calls[0] == 2:
+                    subscriber.on_complete()
+
+            def cancel(self) -> None:
+                calls[0] = 99
+
+        subscriber.on_subscribe(_Sub())
+
+
+def test_on_error_resume_next_function_foreign_publisher_gets_the_rule_2_13_guard() -> None:
+    # the fallback *function*'s foreign Publisher was subscribed unguarded: its None reached the
+    # downstream (a rule 2.13 violation); a fallback Publisher given directly was already guarded
+    foreign = _ForeignNoneThenComplete()
+    with plugins.collect_errors():
+        ts: TestSubscriber[Any] = (
+            Flowable.error(ValueError("x")).on_error_resume_next(lambda e: foreign).test()
+        )
+    assert foreign.subscribed == 1
+    ts.assert_error(NoneElementError).assert_no_values().assert_no_violations()
+
+
+def test_retry_when_foreign_handler_publisher_gets_the_rule_2_13_guard() -> None:
+    # the handler's foreign Publisher was subscribed unguarded: its None counted as "resubscribe"
+    # (with an always-None handler, an endless retry loop); now it fails the stream
+    foreign = _ForeignNoneThenComplete()
+    subscriptions = [0]
+
+    def source_once() -> Flowable[int]:
+        subscriptions[0] += 1
+        return Flowable.error(ValueError("x"))
+
+    with plugins.collect_errors():
+        ts: TestSubscriber[Any] = Flowable.defer(source_once).retry_when(lambda errors: foreign).test()
+    ts.assert_error(NoneElementError).assert_no_values().assert_no_violations()
+    assert subscriptions[0] == 1  # never resubscribed on the None
 
 
 # ---------------------------------------------------------------------------------------------

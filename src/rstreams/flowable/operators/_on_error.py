@@ -185,6 +185,9 @@ class _ResumeSubscriber(ArbiterSubscriber):
                               "not a Publisher")
                 )
                 return
+            # a foreign Publisher gets from_publisher's guard (rule 2.13: its None element used to
+            # reach the downstream), as a fallback Publisher given directly does (as_flowable)
+            fb = as_flowable("on_error_resume_next", fb)
         self.account()
         if fb is not None:
             fb.subscribe(self)

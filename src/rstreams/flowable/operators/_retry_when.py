@@ -208,6 +208,12 @@ class _WhenFlowable(Flowable[T]):
             )
             error_empty(cast(Any, subscriber), err)
             return
+        if not isinstance(p, Flowable):
+            from ._concat import as_flowable
+
+            # a foreign Publisher gets from_publisher's guard (rule 2.13): its None element used to
+            # count as "resubscribe" (an endless retry loop) instead of failing the stream
+            p = as_flowable(name, p)
         subscriber.on_subscribe(s)
         p.subscribe(s._receiver)
         s.resubscribe()
