@@ -298,3 +298,54 @@ def test_create_set_cancellable_with_an_async_function_fails_the_stream() -> Non
     ts: TestSubscriber[int] = TestSubscriber()
     Flowable.create(push).subscribe(ts)
     ts.assert_error(TypeError).assert_no_values().assert_no_violations()
+
+
+def _gen_step(s: int, e: Any) -> Any:
+    e.on_next(s)
+    yield s + 1
+
+
+def _gen_push(e: Any) -> Any:
+    e.on_next(1)
+    yield
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Flowable.generate(lambda: 0, _gen_step),  # spun forever: the body never ran
+        lambda: Flowable.generate(lambda: 0, lambda s, e: s, _gen_push),  # dispose never ran
+        lambda: Flowable.create(_gen_push),  # hung
+        lambda: Flowable.using(lambda: 1, lambda r: Flowable.just(r), _gen_push),
+        lambda: Flowable.just(1).on_backpressure_drop(_gen_push),
+        lambda: Flowable.just(1).on_backpressure_buffer(4, on_dropped=_gen_push),
+    ],
+)
+def test_generator_functions_whose_body_must_run_are_rejected(make: Any) -> None:
+    with pytest.raises(TypeError, match="is a generator function"):
+        make()
+
+
+def test_generator_function_as_generate_state_is_still_allowed() -> None:
+    """Companion: a generator is a legitimate state (or resource); only the step is checked."""
+
+    def states() -> Any:
+        yield from (10, 20)
+
+    def step(it: Any, e: Any) -> Any:
+        x = next(it, None)
+        if x is None:
+            e.on_complete()
+        else:
+            e.on_next(x)
+        return it
+
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.generate(states, step).subscribe(ts)
+    ts.assert_result(10, 20).assert_no_violations()
+
+
+def test_create_emitter_fn_returning_a_generator_fails_the_stream() -> None:
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.create(lambda e: _gen_push(e)).subscribe(ts)
+    ts.assert_error(TypeError).assert_no_values().assert_no_violations()

@@ -409,7 +409,7 @@ def on_backpressure_buffer(
         )
     if on_dropped is not None and not callable(on_dropped):
         raise TypeError("on_backpressure_buffer(): on_dropped must be callable or None")
-    reject_async_function("on_backpressure_buffer", "on_dropped", on_dropped)
+    reject_async_function("on_backpressure_buffer", "on_dropped", on_dropped, generator=True)
     return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, _MAX, 0)
 
 
@@ -525,5 +525,5 @@ class _DropFlowable(Flowable[T]):
 def on_backpressure_drop(source: Flowable[T], on_drop: Callable[[T], Any] | None) -> Flowable[T]:
     if on_drop is not None and not callable(on_drop):
         raise TypeError("on_backpressure_drop(): on_drop must be callable or None")
-    reject_async_function("on_backpressure_drop", "on_drop", on_drop)
+    reject_async_function("on_backpressure_drop", "on_drop", on_drop, generator=True)
     return _DropFlowable(source, on_drop)

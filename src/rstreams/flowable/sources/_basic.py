@@ -36,16 +36,22 @@ T = TypeVar("T")
 
 _SIZED_TYPES: Final = (list, tuple, range, dict, set, frozenset, str, bytes, deque)
 
-# inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR (inspect is not imported: `import rstreams` stays light)
+# inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR, inspect.CO_GENERATOR (inspect is not imported:
+# `import rstreams` stays light)
 _CO_ASYNC: Final = 0x80 | 0x200
+_CO_GENERATOR: Final = 0x20
 
 
-def reject_async_function(where: str, what: str, fn: object) -> None:
-    """Raise TypeError if ``fn`` is an ``async def`` function (or async generator function).
+def reject_async_function(where: str, what: str, fn: object, *, generator: bool = False) -> None:
+    """Raise TypeError if ``fn`` is an ``async def`` function (or async generator function), and,
+    with ``generator=True``, if it is a generator function (``def`` with ``yield``).
 
-    The sources call their functions synchronously: an async one only makes a coroutine that never
-    runs, so the stream would hang (``create``), spin forever without emitting (``generate``) or
-    emit coroutine objects (``from_callable``). Partials and bound methods are looked through.
+    The sources call their functions synchronously for their effect: an async one only makes a
+    coroutine that never runs, a generator function only a generator whose body never runs, so the
+    stream would hang (``create``), spin forever without emitting (``generate``), emit coroutine
+    objects (``from_callable``) or skip a clean-up. ``generator=True`` is for functions whose
+    result is ignored or must not be a generator (a generator may well be a legitimate *state* or
+    *resource*). Partials and bound methods are looked through.
 
     >>> async def f(): ...
     >>> reject_async_function("from_callable", "fn", f)  # doctest: +ELLIPSIS
@@ -58,12 +64,21 @@ def reject_async_function(where: str, what: str, fn: object) -> None:
         f = f.func
     f = getattr(f, "__func__", f)  # a bound method
     code = getattr(f, "__code__", None)
-    if code is not None and code.co_flags & _CO_ASYNC:
-        name = getattr(f, "__qualname__", type(f).__name__)
+    if code is None:
+        return
+    flags = code.co_flags
+    name = getattr(f, "__qualname__", type(f).__name__)
+    if flags & _CO_ASYNC:
         raise TypeError(
             f"{where}(): {what} is an async function ({name}); it is called synchronously, so its "
             "coroutine would never run: pass a plain function, or use rstreams.aio "
             "(from_coroutine, from_async_iterable, map_async) for async code"
+        )
+    if generator and flags & _CO_GENERATOR:
+        raise TypeError(
+            f"{where}(): {what} is a generator function ({name}); calling it only creates a "
+            "generator, so its body would never run: pass a plain function (from_iterable() "
+            "turns a generator into a Flowable)"
         )
 
 

@@ -31,7 +31,7 @@ and ``on_error`` goes to the undeliverable-error hook (:mod:`rstreams.plugins`),
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
@@ -224,7 +224,7 @@ class _Emitter(FlowableEmitter[T]):
         """Run ``fn`` on cancel or termination; replaces (and runs) a previously set one."""
         if fn is not None and not callable(fn):
             raise TypeError("set_cancellable(): expected a callable")
-        reject_async_function("set_cancellable", "fn", fn)  # its clean-up would never run
+        reject_async_function("set_cancellable", "fn", fn, generator=True)  # its clean-up would never run
         ref = self._cancellable
         while True:
             cur = ref.get()
@@ -365,12 +365,12 @@ class _CreateFlowable(Flowable[T]):
         except Exception as e:
             emitter.on_error(e)
             return
-        if isinstance(res, Coroutine):  # e.g. lambda e: an_async_fn(e): it would never run
+        if isinstance(res, Coroutine | Generator):  # lambda e: an_async_fn(e): it would never run
             res.close()
             emitter.on_error(
                 TypeError(
-                    "create(): emitter_fn returned a coroutine, which would never run; push from a "
-                    "plain function (the emitter may be called from any thread or event loop)"
+                    f"create(): emitter_fn returned a {type(res).__name__}, whose body would never run; "
+                    "push from a plain function (the emitter may be called from any thread)"
                 )
             )
 
@@ -383,5 +383,5 @@ def create(emitter_fn: Callable[[FlowableEmitter[T]], Any], strategy: Backpressu
         raise TypeError(f"create(): emitter_fn must be callable, got {type(emitter_fn).__name__}")
     if not isinstance(strategy, BackpressureStrategy):
         raise TypeError(f"create(): strategy must be a BackpressureStrategy, got {strategy!r}")
-    reject_async_function("create", "emitter_fn", emitter_fn)
+    reject_async_function("create", "emitter_fn", emitter_fn, generator=True)
     return _CreateFlowable(emitter_fn, strategy)

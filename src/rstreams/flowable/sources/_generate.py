@@ -248,6 +248,6 @@ def generate(
     if dispose_fn is not None and not callable(dispose_fn):
         raise TypeError(f"generate(): dispose_fn must be callable or None, got {type(dispose_fn).__name__}")
     reject_async_function("generate", "state_fn", state_fn)
-    reject_async_function("generate", "generator_fn", generator_fn)
-    reject_async_function("generate", "dispose_fn", dispose_fn)
+    reject_async_function("generate", "generator_fn", generator_fn, generator=True)
+    reject_async_function("generate", "dispose_fn", dispose_fn, generator=True)
     return _GenerateFlowable(state_fn, generator_fn, dispose_fn)

@@ -197,5 +197,5 @@ def using(
     for name, fn in (("resource_fn", resource_fn), ("source_fn", source_fn), ("dispose_fn", dispose_fn)):
         if not callable(fn):
             raise TypeError(f"using(): {name} must be callable, got {type(fn).__name__}")
-        reject_async_function("using", name, fn)
+        reject_async_function("using", name, fn, generator=name == "dispose_fn")
     return _UsingFlowable(resource_fn, source_fn, dispose_fn, bool(eager))
