@@ -149,3 +149,45 @@ def test_concat_map_batched_upstream_with_a_large_prefetch_keeps_order_and_deman
     batched = _trace(Flowable.range(0, 30).concat_map(_mapper, prefetch=16), pattern)
     single = _trace(_one_by_one(list(range(30))).concat_map(_mapper, prefetch=16), pattern)
     assert batched == single
+
+
+# -- merge / zip over batching sources ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pattern", [[1] * 70, [5, 9, 100], [2**63 - 1]])
+def test_merge_of_batching_sources_signals_equal_one_by_one_sources(pattern: list[int]) -> None:
+    parts = [list(range(i * 20, i * 20 + 20)) for i in range(3)]
+    batched = _trace(Flowable.merge(*(Flowable.from_iterable(p) for p in parts), prefetch=8), pattern)
+    single = _trace(Flowable.merge(*(_one_by_one(p) for p in parts), prefetch=8), pattern)
+    assert sorted(batched[-1][0]) == sorted(single[-1][0]) == list(range(60))
+    assert [len(v) for v, _, _ in batched] == [len(v) for v, _, _ in single]  # never more than requested
+    assert batched[-1][1] == single[-1][1] == 1
+
+
+def test_merge_into_a_batch_consumer_sums_every_element_once() -> None:
+    srcs = [Flowable.range(i * 1000, 1000) for i in range(8)]
+    ts: TestSubscriber[int] = Flowable.merge(*srcs).reduce(lambda a, b: a + b).test()
+    ts.assert_result(sum(range(8000))).assert_no_violations()
+
+
+def test_merge_batched_cancel_from_on_next_stops_at_once() -> None:
+    seen: list[int] = []
+    ts: TestSubscriber[int] = TestSubscriber()
+
+    def on_next(x: int) -> None:
+        seen.append(x)
+        if len(seen) == 5:
+            ts.cancel()
+
+    Flowable.merge(Flowable.range(0, 500), Flowable.range(500, 500)).do_on_next(on_next).subscribe(ts)
+    assert len(seen) == 5
+    ts.assert_value_count(5).assert_not_complete().assert_no_violations()
+
+
+def test_zip_of_batching_sources_pairs_in_order() -> None:
+    ts: TestSubscriber[tuple[int, int]] = Flowable.zip(Flowable.range(0, 300), Flowable.range(1000, 250).hide()).test(0)
+    ts.request(1)
+    ts.assert_values((0, 1000))
+    ts.request(2**63 - 1)
+    ts.assert_value_count(250).assert_complete().assert_no_violations()
+    assert ts.values[-1] == (249, 1249)

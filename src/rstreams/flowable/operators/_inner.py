@@ -142,6 +142,19 @@ class QueuedInner:
             return
         self._parent.drain()
 
+    # library-internal batch protocol: the elements arrive within this inner's prefetch demand;
+    # queued at once, one drain pass for all of them
+    accepts_batches = True
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        q = self.queue
+        q.extend(items)
+        if len(q) > self._prefetch:  # the source broke rule 1.1 (RxJava: "queue is full")
+            self.cancel()
+            self.on_error(overflow_error(self._op, self._prefetch))
+            return
+        self._parent.drain()
+
     def on_error(self, error: BaseException) -> None:
         if self.done:
             plugins.on_error(error, f"{self._op}: a source signalled on_error after terminating")
