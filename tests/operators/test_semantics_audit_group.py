@@ -15,7 +15,7 @@ import pytest
 
 from rstreams import Flowable, plugins, schedulers
 from rstreams._internal.atomics import AtomicInt
-from rstreams.errors import NoneElementError
+from rstreams.errors import MissingBackpressureError, NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
 
 # ---------------------------------------------------------------------------------------------
@@ -149,6 +149,64 @@ def test_group_by_unhashable_key_fails_the_stream() -> None:
     assert tp.was_cancelled
     assert not undeliverable, undeliverable
     ts.assert_no_violations()
+
+
+class _GroupsBy:
+    """Main subscriber of group_by: subscribes each group with a TestSubscriber (``initial[key]``
+    its initial request, default 0)."""
+
+    def __init__(self, initial: dict[Any, int]) -> None:
+        self.initial = initial
+        self.groups: dict[Any, TestSubscriber[Any]] = {}
+        self.main: TestSubscriber[Any] = TestSubscriber(10)
+
+    def on_subscribe(self, s: Any) -> None:
+        self.main.on_subscribe(s)
+
+    def on_next(self, g: Any) -> None:
+        self.main.on_next(g)
+        t: TestSubscriber[Any] = TestSubscriber(self.initial.get(g.key, 0))
+        self.groups[g.key] = t
+        g.subscribe(t)
+
+    def on_error(self, e: BaseException) -> None:
+        self.main.on_error(e)
+
+    def on_complete(self) -> None:
+        self.main.on_complete()
+
+
+def test_group_by_cancelled_group_does_not_count_as_starved_by_a_slow_group() -> None:
+    # slow_group="error" fails the stream when a full group would starve *other open* groups;
+    # a group its subscriber cancelled (not yet evicted: its key did not come again) was still
+    # counted, so a lone slow group failed with MissingBackpressureError instead of waiting
+    tp: TestPublisher[str] = TestPublisher.create()
+    m = _GroupsBy({"a": 1})
+    Flowable.from_publisher(tp).group_by(lambda x: x[0], buffer_size=4).subscribe(m)
+    tp.next("a1")
+    m.groups["a"].cancel()
+    tp.next("b1", "b2", "b3", "b4")  # b's queue is full: plain backpressure, nobody else waits
+    b = m.groups["b"]
+    b.assert_no_errors().assert_no_values()
+    m.main.assert_no_errors()
+    b.request(10)
+    b.assert_values("b1", "b2", "b3", "b4")
+    tp.complete()
+    b.assert_complete().assert_no_violations()
+    m.main.assert_complete().assert_no_violations()
+    m.groups["a"].assert_values("a1").assert_no_violations()
+
+
+def test_group_by_slow_group_still_fails_when_another_group_is_open() -> None:
+    # the counterpart (documented behaviour kept): another open group would starve -> error
+    tp: TestPublisher[str] = TestPublisher.create()
+    m = _GroupsBy({"a": 1})
+    Flowable.from_publisher(tp).group_by(lambda x: x[0], buffer_size=4).subscribe(m)
+    tp.next("a1")  # a consumes it (and asks for nothing more): a stays open
+    tp.next("b1", "b2", "b3", "b4")
+    m.groups["b"].assert_error(MissingBackpressureError).assert_no_violations()
+    m.main.assert_error(MissingBackpressureError).assert_no_violations()
+    assert tp.was_cancelled
 
 
 # ---------------------------------------------------------------------------------------------

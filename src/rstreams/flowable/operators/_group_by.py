@@ -22,7 +22,8 @@ Documented behaviours (what keeps one group from hanging the others):
   main subscriber and every open group) instead of hanging.
 * **Slow group** (``slow_group="error"``, the default): if one group's queue reaches ``buffer_size``
   parked elements (its subscriber does not request while the whole window of ``buffer_size``
-  elements is parked in it) *and other groups are open* (they would starve), the operator cancels the
+  elements is parked in it) *and other groups are open* (they would starve; a group its subscriber
+  cancelled does not count), the operator cancels the
   upstream and signals ``MissingBackpressureError`` naming group_by, the key, the buffer size and the
   fix. If it is the only open group, that is plain backpressure (nobody else is starved): the
   operator waits. A group consumer that is merely slower than the source (``observe_on`` inside the
@@ -262,7 +263,13 @@ class _GroupBySubscriber:
         if f:
             self._fast = 0
             self._upstream.request(f)  # a group is slow: never let batching hold the window back
-        if len(g.q) >= self._buffer_size and self._open > 1 and self._error_on_slow and not g.cancelled:
+        if (
+            len(g.q) >= self._buffer_size
+            and self._open > 1
+            and self._error_on_slow
+            and not g.cancelled
+            and self._others_open(g)
+        ):
             self._fail(
                 MissingBackpressureError(
                     f"group_by(): the group for key {g.key!r} has {len(g.q)} elements buffered "
@@ -272,6 +279,18 @@ class _GroupBySubscriber:
                     f"the group, or raise buffer_size"
                 )
             )
+
+    def _others_open(self, g: _GroupState) -> bool:
+        """Whether a group other than ``g`` is still open (would starve behind ``g``).
+
+        ``_open`` also counts groups cancelled by their subscriber but not yet evicted (eviction
+        waits for their key to come again): they wait for nothing, so they do not count. Runs only
+        when a group's queue is full (upstream thread, like every dict access).
+        """
+        for other in self._groups.values():
+            if other is not g and not other.cancelled:
+                return True
+        return False
 
     def _new_group(self, key: Any, v: Any) -> None:
         if self._main_cancelled.is_set():
