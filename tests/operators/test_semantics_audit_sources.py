@@ -349,3 +349,40 @@ def test_create_emitter_fn_returning_a_generator_fails_the_stream() -> None:
     ts: TestSubscriber[int] = TestSubscriber()
     Flowable.create(lambda e: _gen_push(e)).subscribe(ts)
     ts.assert_error(TypeError).assert_no_values().assert_no_violations()
+
+
+def test_create_set_disposable_disposes_on_cancel_and_on_completion() -> None:
+    """RxJava's FlowableEmitter.setDisposable was missing (AttributeError in emitter_fn)."""
+    inner: list[Any] = []
+
+    def push(e: Any) -> None:
+        d = Flowable.never().subscribe(lambda x: None)  # a Disposable
+        inner.append(d)
+        e.set_disposable(d)
+        e.on_next(1)
+
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.create(push).subscribe(ts)
+    ts.assert_values(1).assert_not_complete()
+    assert not inner[0].is_disposed
+    ts.cancel()
+    assert inner[0].is_disposed
+    ts.assert_no_violations()
+
+    def push_and_complete(e: Any) -> None:
+        d = Flowable.never().subscribe(lambda x: None)
+        inner.append(d)
+        e.set_disposable(d)
+        e.on_complete()
+
+    ts2: TestSubscriber[int] = TestSubscriber()
+    Flowable.create(push_and_complete).subscribe(ts2)
+    ts2.assert_result()
+    assert inner[1].is_disposed
+    ts2.assert_no_violations()
+
+    ts3: TestSubscriber[int] = TestSubscriber()
+    Flowable.create(lambda e: e.set_disposable(42)).subscribe(ts3)  # not a Disposable
+    ts3.assert_error(TypeError).assert_no_values()
+    assert "expected a Disposable" in str(ts3.errors[0])
+    ts3.assert_no_violations()

@@ -37,6 +37,7 @@ from typing import Any, Final, TypeVar, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._internal.subscribers import Disposable
 from ..._spec import Subscriber, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
 from .._enums import BackpressureStrategy
@@ -234,6 +235,19 @@ class _Emitter(FlowableEmitter[T]):
             if ref.compare_and_set(cur, fn):
                 _run_cancellable(cur)
                 return
+
+    def set_disposable(self, disposable: Disposable | None) -> None:
+        """RxJava's ``setDisposable``: dispose ``disposable`` on cancel or termination (it replaces,
+        and runs, a previously set cancellable or disposable); ``set_cancellable(d.dispose)``."""
+        if disposable is None:
+            self.set_cancellable(None)
+            return
+        dispose = getattr(disposable, "dispose", None)
+        if not callable(dispose):
+            raise TypeError(
+                f"set_disposable(): expected a Disposable (with dispose()), got {type(disposable).__name__}"
+            )
+        self.set_cancellable(dispose)
 
     def serialize(self) -> _Emitter[T]:
         """This emitter is always serialized; returns itself."""
