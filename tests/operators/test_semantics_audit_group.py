@@ -210,6 +210,65 @@ def test_group_by_slow_group_still_fails_when_another_group_is_open() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# window
+
+
+class _Windows:
+    """Main subscriber of window: requests ``n`` windows and subscribes each one unbounded."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.main: TestSubscriber[Any] = TestSubscriber(n)
+        self.windows: list[TestSubscriber[Any]] = []
+
+    def on_subscribe(self, s: Any) -> None:
+        self.main.on_subscribe(s)
+
+    def on_next(self, w: Any) -> None:
+        self.main.on_next(w)
+        t: TestSubscriber[Any] = TestSubscriber()
+        self.windows.append(t)
+        w.subscribe(t)
+
+    def on_error(self, e: BaseException) -> None:
+        self.main.on_error(e)
+
+    def on_complete(self) -> None:
+        self.main.on_complete()
+
+
+def test_window_overlapping_upstream_cancelled_when_main_cancelled_and_emitted_windows_done() -> None:
+    # window(3, 1) with one window requested opens windows 2 and 3 without main demand (they wait
+    # in a queue); after the main cancel they can never be subscribed, but they still counted as
+    # live, so the upstream was never cancelled once the one emitted window completed (a leak)
+    tp: TestPublisher[int] = TestPublisher.create()
+    m = _Windows(1)
+    Flowable.from_publisher(tp).window(3, 1).subscribe(m)
+    tp.next(0, 1, 2)
+    assert len(m.windows) == 1
+    m.windows[0].assert_result(0, 1, 2).assert_no_violations()
+    assert not tp.was_cancelled
+    m.main.cancel()
+    assert tp.was_cancelled
+    m.main.assert_not_complete().assert_no_errors().assert_no_violations()
+
+
+def test_window_overlapping_main_cancel_keeps_a_subscribed_open_window_running() -> None:
+    # the counterpart (RxJava): an emitted, subscribed window keeps the upstream alive after the
+    # main cancel until it is done
+    tp: TestPublisher[int] = TestPublisher.create()
+    m = _Windows(1)
+    Flowable.from_publisher(tp).window(3, 1).subscribe(m)
+    tp.next(0, 1)
+    m.main.cancel()
+    assert not tp.was_cancelled
+    tp.next(2)
+    m.windows[0].assert_result(0, 1, 2).assert_no_violations()
+    assert tp.was_cancelled
+    m.main.assert_no_errors().assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
 # on_error_resume_next, retry_when: a foreign Publisher from a user function
 
 

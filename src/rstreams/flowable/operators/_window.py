@@ -23,7 +23,8 @@ Windows that are emitted but never subscribed do not keep the upstream alive: th
 cancelled when the main subscription is cancelled and every *subscribed* window is cancelled or done
 (``_live``, an ``AtomicInt``: race: main cancel vs window cancel). A window not subscribed by the
 time the main ``on_next`` returned is "abandoned" (it still buffers its elements for a late
-subscriber, at most ``count``).
+subscriber, at most ``count``). Windows opened but not yet emitted (overlapping windows waiting for
+main demand) when the main subscription is cancelled can never be subscribed: they are cancelled.
 """
 
 from __future__ import annotations
@@ -244,7 +245,10 @@ class _WindowSubscriber:
         requested = self._requested
         while True:
             if self._main_cancelled.is_set():
-                out.clear()
+                # windows opened but never emitted can never be subscribed now: cancel them, so
+                # they stop keeping the upstream alive (_live); it leaked when only they were left
+                while out:
+                    out.popleft()._state.cancel()
             elif not self._terminated:
                 d = self._downstream
                 done = self._done
