@@ -64,6 +64,16 @@ _SCRIPT = textwrap.dedent(
 
     out = run_on_spark(spark.range(0, 1000, numPartitions=2), pipeline, as_="rows", schema="id long")
     report["scaled"] = sorted(r[0] for r in out.collect()) == [i * 2 for i in range(1000) if (i * 2) % 3 == 0]
+
+    # cancel mid-query: the server operation is interrupted by the fetch's tag (no job group here)
+    import time
+    slow = spark.range(0, 10**12, numPartitions=2).selectExpr("sum(hash(id)) as h")
+    ts = from_dataframe(slow).test()
+    time.sleep(4)
+    ts.cancel()
+    time.sleep(3)
+    report["left_running"] = len(spark.interruptAll())  # what the cancel did not stop
+    report["cancel_clean"] = not ts.values and not ts.errors
     print("@@REPORT " + json.dumps(report))
     spark.stop()
     """
@@ -88,6 +98,8 @@ def test_spark_connect_source_sink_and_scale_out(tmp_path: Path) -> None:
     assert report["rows_equal"] is True
     assert report["arrow_rows"] == 5000 and report["arrow_schema"] == ["id", "x", "s"]
     assert report["take3"] == [[0, 0.0, "0"], [1, 1 / 7, "1"], [2, 2 / 7, "2"]]
+    assert report["left_running"] == 0  # the cancel interrupted the server operation (its tag)
+    assert report["cancel_clean"] is True
     assert report["landed"] == [3000, 3, 3000, sum(range(3000))]
     assert report["scaled"] is True
 

@@ -262,6 +262,7 @@ def _open_jvm_arrow(df: Any, prefetch: bool, on_partition: Callable[[], None]) -
     return _ArrowPartitionSocket(sock_info, schema, on_partition)
 
 
+_NO_BATCH: Final = object()
 _JOB_GROUP_PROPERTIES: Final = ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel")
 
 
@@ -307,11 +308,11 @@ class _Fetch:
         starts here, which inherits a copy of the group: no job of ours depends on the calling
         thread's group afterwards (a pooled io thread keeps no stale group)."""
         if getattr(self._df, "_jdf", None) is None:
-            # Spark Connect: no SparkContext here (no job group; closing the iterator ends the
-            # server-side stream)
+            # Spark Connect: no SparkContext here; the operation carries this fetch's tag instead
+            # of a job group, and a cancel interrupts it by that tag (on the server)
             self.transport = "map-in-arrow"
             rows = self._df.mapInArrow(_to_ipc, "ipc binary").toLocalIterator(prefetchPartitions=self._prefetch)
-            return self._fallback_batches(rows), lambda: None
+            return self._tagged(self._fallback_batches(rows)), lambda: None
         sc = self._df.sparkSession.sparkContext
         saved = [sc.getLocalProperty(k) for k in _JOB_GROUP_PROPERTIES]
         sc.setJobGroup(self._group, "rstreams from_dataframe", True)
@@ -327,6 +328,27 @@ class _Fetch:
         finally:
             for key, value in zip(_JOB_GROUP_PROPERTIES, saved, strict=True):
                 sc.setLocalProperty(key, value)
+
+    def _tagged(self, batches: Iterator[Any]) -> Generator[Any, None, None]:
+        """Spark Connect: the server operation starts at the first pull (pyspark's local iterator
+        is lazy), so the tag is on this thread exactly around that pull (tags are per thread and
+        would otherwise mark the user's later operations on it too)."""
+        spark = self._df.sparkSession
+        tagged = False
+        try:
+            spark.addTag(self._group)
+            tagged = True
+        except Exception as e:  # pragma: no cover - a Connect client without tags (Spark < 3.5)
+            plugins.on_error(e, "from_dataframe: Spark Connect operation tags unavailable; cancel only closes the stream")
+        try:
+            first = next(batches, _NO_BATCH)
+        finally:
+            if tagged:
+                spark.removeTag(self._group)
+        if first is _NO_BATCH:
+            return
+        yield first
+        yield from batches
 
     def _fallback_batches(self, rows: Iterator[Any]) -> Generator[Any, None, None]:
         """The mapInArrow transport: one IPC blob per executor batch, as rows of toLocalIterator."""
@@ -344,7 +366,11 @@ class _Fetch:
         """Cancel the group's running jobs and any it submits later (the serving thread may be
         about to submit the requested partition's job: that race is why "future jobs" matter)."""
         if getattr(self._df, "_jdf", None) is None:
-            return  # Spark Connect: see _open
+            try:  # Spark Connect: interrupt the server operation by this fetch's tag (see _open)
+                self._df.sparkSession.interruptTag(self._group)
+            except Exception as e:  # pragma: no cover - a client without tags, or a closed session
+                plugins.on_error(e, "from_dataframe: interrupting the Spark Connect operation failed")
+            return
         sc = self._df.sparkSession.sparkContext
         try:
             try:
