@@ -712,3 +712,93 @@ def test_test_publisher_create_noncompliant_reports_misuse_clearly(bad: object) 
     # failed with "'int' object is not iterable".
     with pytest.raises(TypeError, match=re.escape(f"got {bad!r}; use for example Violation.")):
         TestPublisher.create_noncompliant(bad)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------- TestSubscriber: rule 1.3 detection under the GIL
+
+
+def test_once_two_threads_signalled_each_signal_lets_an_unserialized_emitter_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under the GIL an unserialized second emitter rarely runs while the first is inside a signal
+    # method, so overlaps went unseen. Now, once on_next/on_error/on_complete came from two
+    # threads, each signal yields (releases the GIL) while it still counts as inside. Here the
+    # yield is replaced by "another thread emits right now", which is what the yield allows.
+    import rstreams.testing._test_subscriber as mod
+
+    calls: list[str] = []
+    ts: TestSubscriber[int] = TestSubscriber()
+
+    def intruder() -> None:
+        calls.append(threading.current_thread().name)
+        if len(calls) == 2:  # during the second yield: an overlapping on_next from thread-B
+            t = threading.Thread(target=ts.on_next, args=(99,), name="thread-B")
+            t.start()
+            t.join(2.0)
+
+    monkeypatch.setattr(mod, "_yield", intruder)
+    ts.on_subscribe(Sub())
+    ts.on_next(1)
+    ts.on_next(2)  # one thread so far: no yield (a single emitter pays nothing)
+    assert calls == []
+    t = threading.Thread(target=ts.on_next, args=(3,), name="thread-A")
+    t.start()
+    t.join(2.0)  # a second thread (a legal, joined hand-off): yields from now on
+    ts.assert_no_violations()
+    ts.on_next(4)  # yields; thread-B enters meanwhile
+    assert calls == ["thread-A", threading.current_thread().name, "thread-B"]
+    assert rules(ts) == ["1.3"]
+    assert "on_next entered on thread 'thread-B' while on_next on thread" in ts.violations[0]
+
+
+def test_unserialized_emitters_are_usually_caught() -> None:
+    # Smoke test of the real mechanism: two threads emit without any serialization. Stops as soon
+    # as the overlap is flagged; the cap is far above what detection needs (a few thousand).
+    ts: TestSubscriber[int] = TestSubscriber()
+    ts.on_subscribe(Sub())
+    stop = threading.Event()
+    start = threading.Barrier(2)
+
+    def emit() -> None:
+        start.wait()
+        for i in range(200_000):
+            if stop.is_set():
+                return
+            ts.on_next(i)
+            if i % 256 == 0 and ts.violations:
+                stop.set()
+
+    threads = [threading.Thread(target=emit) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10.0)
+    assert "1.3" in rules(ts)
+
+
+def test_element_and_subscription_reprs_run_outside_the_lock() -> None:
+    # A repr that reads the subscriber (or raises) must neither deadlock nor break the recording.
+    ts: TestSubscriber[object] = TestSubscriber(0)
+
+    class Nosy:
+        def __repr__(self) -> str:
+            return f"<nosy, {len(ts.values)} values so far>"
+
+    class Broken(Sub):
+        def __repr__(self) -> str:
+            raise RuntimeError("no repr")
+
+    ts.on_subscribe(Sub())
+
+    def run() -> None:
+        ts.on_next(Nosy())  # rule 1.1: its message shows the repr
+        ts.on_next(Broken())
+        ts.on_subscribe(Broken())  # rule 2.12
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(2.0)
+    assert not t.is_alive(), "a signal method deadlocked on its own lock"
+    assert rules(ts) == ["1.1", "1.1", "2.12"]
+    assert "<nosy, 1 values so far>" in ts.violations[0]
+    assert "whose repr() raised" in ts.violations[1] and "whose repr() raised" in ts.violations[2]

@@ -12,6 +12,7 @@ while calling the Subscription (``request``/``cancel``): a synchronous Publisher
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -29,6 +30,9 @@ T = TypeVar("T")
 #: What ``assert_error`` accepts: an exception type (or tuple of types) checked with ``isinstance``,
 #: an exception instance checked by identity, or a predicate called with the error.
 ErrorMatcher: TypeAlias = "type[BaseException] | tuple[type[BaseException], ...] | BaseException | Callable[[BaseException], object]"
+
+#: Gives the other threads a chance to run (releases the GIL); see ``TestSubscriber._exit``.
+_yield: Callable[[], None] = getattr(os, "sched_yield", None) or (lambda: time.sleep(0))
 
 _MAX_SHOWN = 30  # values shown in a failure message before eliding the rest
 _MAX_VIOLATIONS_SHOWN = 50  # violations listed in a failure message
@@ -79,7 +83,9 @@ class TestSubscriber(Generic[T]):
       on the same thread, as a synchronous Publisher does from ``request``, is allowed, and so is a
       signal from another thread while ``on_subscribe`` is making its initial ``request``: RxJava's
       relaxed rule 1.3 for library subscribers, seed 004). Detection is by observation: a race
-      that happens to not overlap in time is not seen;
+      that happens to not overlap in time is not seen. To make overlaps observable under the GIL,
+      once ``on_next``/``on_error``/``on_complete`` have come from two threads every signal
+      yields to the other threads while it still counts as running;
     - rules 3.16/3.15: the Subscription's ``request``/``cancel`` raising inside ``on_subscribe``
       (recorded, not propagated: ``on_subscribe`` returns normally, rule 2.13);
     - rule 2.13: ``on_next(None)``, ``on_error(None)``, ``on_subscribe(None)`` (also raise
@@ -122,6 +128,8 @@ class TestSubscriber(Generic[T]):
         self._terminal_kind: str | None = None
         self._signals: list[tuple[str, str]] = []
         self._last_thread: str | None = None
+        self._first_tid: int | None = None  # thread of the first on_next/on_error/on_complete
+        self._many_threads = False  # those signals came from more than one thread
         self._violations: list[str] = []
         # Rule 1.3 tracker: thread ident -> (thread name, stack of signal methods in progress).
         self._active: dict[int, tuple[str, list[str]]] = {}
@@ -136,6 +144,7 @@ class TestSubscriber(Generic[T]):
         """
         if subscription is None:
             self._none_argument("on_subscribe")
+        shown = _safe_short(subscription)  # foreign code: not under the lock
         tid = threading.get_ident()
         name = threading.current_thread().name
         with self._lock:
@@ -150,7 +159,7 @@ class TestSubscriber(Generic[T]):
                 self._violations.append(
                     violation(
                         "2.12",
-                        f"on_subscribe called a second time (with {_short(subscription)}); "
+                        f"on_subscribe called a second time (with {shown}); "
                         "the second Subscription was cancelled (rule 2.5)",
                     )
                 )
@@ -192,26 +201,26 @@ class TestSubscriber(Generic[T]):
             self._value_threads.append(name)
             self._signals.append(("on_next", name))
             self._last_thread = name
+            switched = self._switched_locked(tid)
             self._received += 1
+            rule = ""  # the rule this on_next breaks, if any; the message is built after the lock
             if not self._subscribed:
-                self._violations.append(violation("1.9", f"on_next({_short(item)}) before on_subscribe"))
+                rule, head, detail = "1.9", "on_next(", ") before on_subscribe"
             elif self._terminal_kind is not None:
-                self._violations.append(
-                    violation("1.7", f"on_next({_short(item)}) after {self._terminal_kind}")
-                )
+                rule, head, detail = "1.7", "on_next(", f") after {self._terminal_kind}"
             elif self._demand < MAX_DEMAND:
                 if self._demand > 0:
                     self._demand -= 1
                 else:
-                    self._violations.append(
-                        violation(
-                            "1.1",
-                            f"on_next #{self._received} ({_short(item)}) beyond the requested demand: "
-                            f"only {self._requested_total} requested in total",
-                        )
-                    )
+                    rule, head = "1.1", f"on_next #{self._received} ("
+                    detail = f") beyond the requested demand: only {self._requested_total} requested in total"
             self._notify_locked()
-        self._exit(tid)
+        if rule:
+            # repr() of the element is foreign code: never run it under the (non-reentrant) lock
+            msg = violation(rule, f"{head}{_safe_short(item)}{detail}")
+            with self._lock:
+                self._violations.append(msg)
+        self._exit(tid, switched)
 
     def on_error(self, error: BaseException) -> None:
         """Record ``error`` as the terminal signal; check rules 1.9, 1.7, 1.3 and 2.13."""
@@ -226,6 +235,7 @@ class TestSubscriber(Generic[T]):
         with self._lock:
             self._signals.append(("on_error", name))
             self._last_thread = name
+            switched = self._switched_locked(tid)
             if isinstance(error, BaseException):
                 self._errors.append(error)
             else:
@@ -237,7 +247,7 @@ class TestSubscriber(Generic[T]):
                 )
             self._terminal_locked("on_error", shown)
             self._notify_locked()
-        self._exit(tid)
+        self._exit(tid, switched)
 
     def on_complete(self) -> None:
         """Record the completion; check rules 1.9, 1.7 and 1.3."""
@@ -247,10 +257,11 @@ class TestSubscriber(Generic[T]):
             self._enter_locked("on_complete", tid, name)
             self._signals.append(("on_complete", name))
             self._last_thread = name
+            switched = self._switched_locked(tid)
             self._completions += 1
             self._terminal_locked("on_complete", "on_complete")
             self._notify_locked()
-        self._exit(tid)
+        self._exit(tid, switched)
 
     # ------------------------------------------------------------------ Subscription control
 
@@ -739,7 +750,25 @@ class TestSubscriber(Generic[T]):
         else:
             entry[1].append(kind)
 
-    def _exit(self, tid: int) -> None:
+    def _switched_locked(self, tid: int) -> bool:
+        # True once on_next/on_error/on_complete have come from more than one thread.
+        first = self._first_tid
+        if first is None:
+            self._first_tid = tid
+        elif first != tid:
+            self._many_threads = True
+        return self._many_threads
+
+    def _exit(self, tid: int, many_threads: bool = False) -> None:
+        if many_threads:
+            # Rule 1.3 detection. With the GIL, a second thread that signals without
+            # serialization mostly runs while the first one is outside this subscriber (threads
+            # switch every few ms, rarely inside the short window below), so the overlap would go
+            # unseen. Once signals have come from two threads, each signal lets the other
+            # threads run while it still counts as inside a signal method: an unserialized
+            # emitter then enters now and is flagged. A stream signalled from one thread (with
+            # on_subscribe possibly on another) pays nothing.
+            _yield()
         with self._lock:
             entry = self._active.get(tid)
             if entry is not None:
@@ -814,6 +843,14 @@ def _list_violations(v: list[str]) -> str:
     if len(v) > _MAX_VIOLATIONS_SHOWN:
         lines.append(f"  ... and {len(v) - _MAX_VIOLATIONS_SHOWN} more (see .violations)")
     return "\n".join(lines)
+
+
+def _safe_short(x: object) -> str:
+    """``_short(x)`` that never raises (a broken ``__repr__`` must not break the recording)."""
+    try:
+        return _short(x)
+    except Exception:  # noqa: BLE001
+        return f"<{type(x).__name__} object whose repr() raised>"
 
 
 def _describe_exception(error: object) -> str:
