@@ -483,7 +483,7 @@ def test_lambda_subscriber_without_on_error_reports_to_the_hook(undeliverable: l
     ls.on_error(err)
     assert len(undeliverable) == 1
     assert isinstance(undeliverable[0], OnErrorNotImplementedError)
-    assert undeliverable[0].__cause__ is err or err in (undeliverable[0].args or ())
+    assert undeliverable[0].cause is err
 
 
 def test_lambda_subscriber_raising_on_error_reports_both_errors(undeliverable: list[BaseException]) -> None:
@@ -802,3 +802,45 @@ def test_element_and_subscription_reprs_run_outside_the_lock() -> None:
     assert rules(ts) == ["1.1", "1.1", "2.12"]
     assert "<nosy, 1 values so far>" in ts.violations[0]
     assert "whose repr() raised" in ts.violations[1] and "whose repr() raised" in ts.violations[2]
+
+
+def test_test_publisher_has_subscribers_like_the_processors() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    assert tp.has_subscribers is False
+    ts: TestSubscriber[int] = TestSubscriber()
+    tp.subscribe(ts)
+    assert tp.has_subscribers is True
+    ts.cancel()
+    assert tp.has_subscribers is False
+
+
+def test_lambda_subscriber_raising_on_next_without_on_error_reaches_the_hook(
+    undeliverable: list[BaseException],
+) -> None:
+    from rstreams import Flowable
+
+    boom = ZeroDivisionError("in on_next")
+    seen: list[int] = []
+
+    def on_next(x: int) -> None:
+        seen.append(x)
+        if x == 2:
+            raise boom
+
+    d = Flowable.range(1, 5).subscribe(on_next)
+    assert seen == [1, 2]  # upstream cancelled after the raise
+    assert d.is_disposed
+    assert len(undeliverable) == 1 and isinstance(undeliverable[0], OnErrorNotImplementedError)
+    assert undeliverable[0].cause is boom
+
+
+def test_lambda_subscriber_raising_on_complete_reaches_the_hook(undeliverable: list[BaseException]) -> None:
+    from rstreams import Flowable
+
+    boom = KeyError("in on_complete")
+
+    def on_complete() -> None:
+        raise boom
+
+    Flowable.just(1).subscribe(on_next=lambda x: None, on_complete=on_complete)
+    assert undeliverable == [boom]

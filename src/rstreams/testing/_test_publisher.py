@@ -258,6 +258,12 @@ class TestPublisher(Generic[T]):
             return len(self._subs)
 
     @property
+    def has_subscribers(self) -> bool:
+        """True while at least one subscriber receives signals (as the processors' property)."""
+        with self._lock:
+            return bool(self._subs)
+
+    @property
     def requested(self) -> int:
         """The outstanding demand of the current subscribers, summed (capped at ``2**63 - 1``)."""
         with self._lock:
