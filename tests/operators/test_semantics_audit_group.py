@@ -50,6 +50,7 @@ def test_parallel_rejects_bool_prefetch_at_assembly() -> None:
         lambda p: p.compose(3),
         lambda p: p.run_on(None),
         lambda p: p.run_on(schedulers.computation(), 0),
+        lambda p: p.run_on(schedulers.computation(), True),
         lambda p: p.sequential(0),
     ],
 )

@@ -257,7 +257,8 @@ class ParallelFlowable(Generic[T]):
         The arguments are checked here, at assembly (as every Flowable operator does), not when
         the rails are built at subscription.
         """
-        Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError/ValueError for bad arguments
+        _check_positive("run_on", "prefetch", prefetch)
+        Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError for a bad scheduler
         return self._with(lambda f: f.observe_on(scheduler, prefetch))
 
     def map(self, mapper: Callable[[T], R]) -> ParallelFlowable[R]:
