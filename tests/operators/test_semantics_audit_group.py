@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import functools
 import operator
+import threading
 from typing import Any
 
 import pytest
 
 from rstreams import Flowable, plugins, schedulers
 from rstreams._internal.atomics import AtomicInt
-from rstreams.errors import MissingBackpressureError, NoneElementError
+from rstreams.errors import BadRequestError, MissingBackpressureError, NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
 
 # ---------------------------------------------------------------------------------------------
@@ -267,6 +268,53 @@ def test_window_overlapping_main_cancel_keeps_a_subscribed_open_window_running()
     m.windows[0].assert_result(0, 1, 2).assert_no_violations()
     assert tp.was_cancelled
     m.main.assert_no_errors().assert_no_violations()
+
+
+def test_window_rule_3_9_error_never_overlaps_a_window_being_emitted() -> None:
+    # rule 1.3: request(0) on another thread while the upstream thread is inside the main
+    # subscriber's on_next(window): the rule 3.9 error used to be signalled at once from the
+    # requesting thread, overlapping that on_next; now the drain owner delivers it afterwards
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    in_on_next = threading.Event()
+    release = threading.Event()
+    overlaps: list[str] = []
+    state = {"inside": False}
+
+    class Main:
+        _rs_no_wrap = True  # raw signals, as a library operator (flat_map) receives them
+
+        def on_subscribe(self, s: Any) -> None:
+            ts.on_subscribe(s)
+
+        def on_next(self, w: Any) -> None:
+            state["inside"] = True
+            ts.on_next(w)
+            in_on_next.set()
+            release.wait(5)
+            state["inside"] = False
+
+        def on_error(self, e: BaseException) -> None:
+            if state["inside"]:
+                overlaps.append(threading.current_thread().name)
+            ts.on_error(e)
+
+        def on_complete(self) -> None:
+            ts.on_complete()
+
+    tp: TestPublisher[int] = TestPublisher.create()
+    Flowable.from_publisher(tp).window(2).subscribe(Main())
+    ts.request(1)
+    emitter = threading.Thread(target=lambda: tp.next(0), name="upstream")
+    emitter.start()
+    assert in_on_next.wait(5)
+    requester = threading.Thread(target=lambda: ts.request(0), name="requester")
+    requester.start()
+    requester.join(5)
+    release.set()
+    emitter.join(5)
+    assert not overlaps, f"on_error during on_next, on {overlaps}"
+    assert len(ts.values) == 1
+    ts.assert_error(BadRequestError).assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -142,6 +142,7 @@ class _WindowSubscriber:
         "_done",
         "_error",
         "_terminated",
+        "_bad",
         "__weakref__",
     )
 
@@ -160,7 +161,8 @@ class _WindowSubscriber:
         self._live = _LiveCount(self._cancel_upstream)
         self._done = False
         self._error: BaseException | None = None
-        self._terminated = False
+        self._terminated = False  # touched only by the drain owner
+        self._bad: BaseException | None = None  # a rule 3.9 error, delivered by the drain
 
     def _cancel_upstream(self) -> None:
         self._upstream.cancel()
@@ -217,11 +219,12 @@ class _WindowSubscriber:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                d = self._downstream
-                self.cancel()
-                if not self._terminated:
-                    self._terminated = True
-                    d.on_error(err)  # rule 3.9
+                # rule 3.9, delivered by the drain owner: serial with the windows the drain is
+                # emitting on the upstream thread (rule 1.3; it used to be signalled from here)
+                self._bad = err
+                if self._main_cancelled.try_set():
+                    self._live.release()
+                self._drain()
                 return
         add_request(self._requested, n)
         if self._first.try_set():
@@ -249,6 +252,12 @@ class _WindowSubscriber:
                 # they stop keeping the upstream alive (_live); it leaked when only they were left
                 while out:
                     out.popleft()._state.cancel()
+                bad = self._bad
+                if bad is not None and not self._terminated:
+                    self._terminated = True
+                    d = self._downstream
+                    self._downstream = NOOP  # rule 3.13
+                    d.on_error(bad)
             elif not self._terminated:
                 d = self._downstream
                 done = self._done
