@@ -191,3 +191,26 @@ def test_zip_of_batching_sources_pairs_in_order() -> None:
     ts.request(2**63 - 1)
     ts.assert_value_count(250).assert_complete().assert_no_violations()
     assert ts.values[-1] == (249, 1249)
+
+
+@pytest.mark.parametrize("op", ["switch_map", "concat_map_eager"])
+@pytest.mark.parametrize("ending", ["complete", "error"])
+def test_rule_2_4_switch_map_and_concat_map_eager_do_not_cancel_a_terminated_outer(op: str, ending: str) -> None:
+    outer: TestPublisher[int] = TestPublisher.create()
+    inner: TestPublisher[int] = TestPublisher.create()
+    f = Flowable.from_publisher(outer)
+    mapped = f.switch_map(lambda _: inner, delay_error=True) if op == "switch_map" else f.concat_map_eager(lambda _: inner)
+    ts: TestSubscriber[int] = mapped.test()
+    outer.next(1)
+    if ending == "complete":
+        outer.complete()
+    else:
+        outer.error(ValueError("outer"))
+    inner.next(5).complete()
+    if op == "concat_map_eager" and ending == "error":  # no delay_error: the error ends it at once
+        ts.assert_failure(ValueError).assert_no_violations()
+        inner.assert_was_cancelled()
+    else:
+        ts.assert_values(5).assert_no_violations()
+        assert ts.completions + len(ts.errors) == 1
+    outer.assert_not_cancelled()

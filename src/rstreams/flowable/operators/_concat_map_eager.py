@@ -18,7 +18,7 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import ErrorCollector
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED
+from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
@@ -101,12 +101,14 @@ class _EagerMain:
             plugins.on_error(error, "concat_map_eager: error after termination")
             return
         self._done = True
+        self._upstream = EMPTY  # the outer terminated: nothing left to cancel there (rule 2.4)
         self._drain()
 
     def on_complete(self) -> None:
         if self._done:
             return
         self._done = True
+        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled at the end
         self._drain()
 
     def _inner_next(self, inner: PrefetchInner, item: Any) -> None:

@@ -16,7 +16,7 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED
+from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
@@ -105,6 +105,7 @@ class _SwitchMapMain:
             plugins.on_error(error)
             return
         self._done = True
+        self._upstream = EMPTY  # the outer terminated: nothing left to cancel there (rule 2.4)
         if not self._delay_error:
             inner = self._active.get()
             if inner is not None:
@@ -115,6 +116,7 @@ class _SwitchMapMain:
         if self._done:
             return
         self._done = True
+        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled when switch_map ends
         self._drain()
 
     def _inner_next(self, inner: PrefetchInner, item: Any) -> None:
