@@ -1437,6 +1437,11 @@ class FlowableEmitter(Emitter[T]):
     def set_cancellable(self, fn: Callable[[], Any]) -> None:
         raise NotImplementedError
 
+    def set_disposable(self, disposable: Any) -> None:
+        """Dispose ``disposable`` (anything with ``dispose()``) on cancel or termination (RxJava's
+        ``setDisposable``); it replaces, and runs, a previously set cancellable or disposable."""
+        raise NotImplementedError
+
     def try_on_error(self, error: BaseException) -> bool:
         raise NotImplementedError
 
