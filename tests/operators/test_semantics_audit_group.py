@@ -270,10 +270,9 @@ def test_window_overlapping_main_cancel_keeps_a_subscribed_open_window_running()
     m.main.assert_no_errors().assert_no_violations()
 
 
-def test_window_rule_3_9_error_never_overlaps_a_window_being_emitted() -> None:
-    # rule 1.3: request(0) on another thread while the upstream thread is inside the main
-    # subscriber's on_next(window): the rule 3.9 error used to be signalled at once from the
-    # requesting thread, overlapping that on_next; now the drain owner delivers it afterwards
+def _bad_request_during_main_on_next(op: Any) -> None:
+    """Request(0) on another thread while the upstream thread is inside the main subscriber's
+    ``on_next`` (a window or group being emitted): the rule 3.9 error must not overlap it."""
     ts: TestSubscriber[Any] = TestSubscriber(0)
     in_on_next = threading.Event()
     release = threading.Event()
@@ -302,7 +301,7 @@ def test_window_rule_3_9_error_never_overlaps_a_window_being_emitted() -> None:
             ts.on_complete()
 
     tp: TestPublisher[int] = TestPublisher.create()
-    Flowable.from_publisher(tp).window(2).subscribe(Main())
+    op(Flowable.from_publisher(tp)).subscribe(Main())
     ts.request(1)
     emitter = threading.Thread(target=lambda: tp.next(0), name="upstream")
     emitter.start()
@@ -315,6 +314,17 @@ def test_window_rule_3_9_error_never_overlaps_a_window_being_emitted() -> None:
     assert not overlaps, f"on_error during on_next, on {overlaps}"
     assert len(ts.values) == 1
     ts.assert_error(BadRequestError).assert_no_violations()
+
+
+def test_window_rule_3_9_error_never_overlaps_a_window_being_emitted() -> None:
+    # rule 1.3: the rule 3.9 error used to be signalled at once from the requesting thread,
+    # overlapping the on_next(window) in progress; now the drain owner delivers it afterwards
+    _bad_request_during_main_on_next(lambda f: f.window(2))
+
+
+def test_group_by_rule_3_9_error_never_overlaps_a_group_being_emitted() -> None:
+    # rule 1.3: the same for group_by's main output (now behind a HalfSerializer)
+    _bad_request_during_main_on_next(lambda f: f.group_by(lambda x: x % 2))
 
 
 # ---------------------------------------------------------------------------------------------

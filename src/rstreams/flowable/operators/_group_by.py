@@ -62,6 +62,7 @@ from typing import Any, Final, Generic, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.drain import HalfSerializer
 from ..._internal.requests import MAX_DEMAND, add_request, validate_request
 from ..._internal.subscriptions import CANCELLED, error_empty
 from ..._spec import Subscriber, Subscription
@@ -119,10 +120,39 @@ class _GroupState(UnicastGroup):
 
 
 @final
+class _MainOut:
+    """The main subscriber behind group_by's HalfSerializer; NOOP once terminated or cancelled
+    (rule 3.13)."""
+
+    _rs_no_wrap = True
+    __slots__ = ("d",)
+
+    def __init__(self, d: Subscriber[Any]) -> None:
+        self.d = d
+
+    def on_subscribe(self, s: Subscription) -> None:  # pragma: no cover - never called
+        self.d.on_subscribe(s)
+
+    def on_next(self, item: Any) -> None:
+        self.d.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        d = self.d
+        self.d = NOOP
+        d.on_error(error)
+
+    def on_complete(self) -> None:
+        d = self.d
+        self.d = NOOP
+        d.on_complete()
+
+
+@final
 class _GroupBySubscriber:
     _rs_no_wrap = True
     __slots__ = (
-        "_downstream",
+        "_out",
+        "_hs",
         "_upstream",
         "_key_fn",
         "_value_fn",
@@ -148,7 +178,10 @@ class _GroupBySubscriber:
         buffer_size: int,
         error_on_slow: bool = True,
     ) -> None:
-        self._downstream: Subscriber[Any] = downstream
+        self._out = _MainOut(downstream)
+        # the main signals: new groups on the upstream thread, a rule 3.9 error on the requesting
+        # thread (race: they must not overlap, rule 1.3)
+        self._hs = HalfSerializer(self._out)
         self._error_on_slow = error_on_slow
         self._upstream: Subscription = CANCELLED
         self._key_fn = key_fn
@@ -170,7 +203,7 @@ class _GroupBySubscriber:
             subscription.cancel()  # rule 2.5
             return
         self._upstream = subscription
-        self._downstream.on_subscribe(self)
+        self._out.d.on_subscribe(self)
         subscription.request(self._buffer_size)
 
     def on_next(self, item: Any) -> None:
@@ -312,7 +345,7 @@ class _GroupBySubscriber:
         self._live.increment_and_get()
         g.q.append(v)
         self._emitted_groups += 1
-        self._downstream.on_next(GroupedFlowable(key, g))
+        self._hs.on_next(GroupedFlowable(key, g))
         if g.try_abandon():
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             del self._groups[key]
@@ -349,16 +382,14 @@ class _GroupBySubscriber:
                 g.on_complete()
             else:
                 g.on_error(error)
-        d = self._downstream
-        self._downstream = NOOP
         if self._main_cancelled.is_set():
             if error is not None and not groups:
                 plugins.on_error(error, "group_by: error after every subscriber cancelled")
             return
         if error is None:
-            d.on_complete()
+            self._hs.on_complete()
         else:
-            d.on_error(error)
+            self._hs.on_error(error)
 
     # -- group callbacks (any thread) ------------------------------------------------------------
     def replenish(self, n: int) -> None:
@@ -375,17 +406,22 @@ class _GroupBySubscriber:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                d = self._downstream
-                self.cancel()
-                d.on_error(err)  # rule 3.9
+                if self._main_cancelled.try_set():  # after a cancel a request is a no-op (rule 3.6)
+                    # rule 3.9, through the HalfSerializer: if the upstream thread is inside
+                    # on_next(group), the error follows it (it used to overlap it: rule 1.3)
+                    self._hs.on_error(err)
+                    self._release_main()
                 return
         add_request(self._requested, n)
 
     def cancel(self) -> None:
         if self._main_cancelled.try_set():
-            self._downstream = NOOP  # rule 3.13
-            if self._live.decrement_and_get() == 0:
-                self._upstream.cancel()
+            self._out.d = NOOP  # rule 3.13
+            self._release_main()
+
+    def _release_main(self) -> None:
+        if self._live.decrement_and_get() == 0:
+            self._upstream.cancel()
 
 
 @final
