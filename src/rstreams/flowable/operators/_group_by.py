@@ -50,6 +50,8 @@ Races and guards:
   iteration, the key function, a dict lookup and the group subscriber's ``on_next``.
 * ``_sub_state`` (``AtomicInt``, per group): fresh -> subscribed, or fresh -> abandoned (race: a
   subscriber arriving on another thread vs the abandonment check).
+* Main output: a :class:`HalfSerializer` (race: a new group emitted on the upstream thread vs a
+  rule 3.9 error from the main ``request`` on another thread; rule 1.3).
 * ``_live`` (``AtomicInt``): the main subscription plus one per open group; the one who brings it to
   0 cancels the upstream (race: main cancel vs group cancel; a group releases its share once, on
   cancel or abandonment: ``UnicastGroup.release``).
