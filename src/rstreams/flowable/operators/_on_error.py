@@ -110,7 +110,13 @@ class _OnErrorReturnSubscriber(_ValidatingSubscriber[T]):
         post_complete(self.downstream, self._queue, self._requested, self._is_cancelled)
 
     def _is_cancelled(self) -> bool:
-        return self._cancelled
+        # called by the post-complete drain owner only: it drops the held value (cancel() must not
+        # clear the queue itself; race: a drain on another thread between its "queue not empty"
+        # check and its popleft would raise IndexError, or complete after the cancel)
+        if self._cancelled:
+            self._queue.clear()
+            return True
+        return False
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -121,7 +127,6 @@ class _OnErrorReturnSubscriber(_ValidatingSubscriber[T]):
 
     def cancel(self) -> None:
         self._cancelled = True
-        self._queue.clear()
         super().cancel()
 
 
