@@ -133,6 +133,18 @@ def test_parallel_rail_cancelled_twice_counts_once() -> None:
     ts.assert_no_errors().assert_no_violations()
 
 
+def test_parallel_rails_all_cancelled_before_the_source_is_subscribed_cancel_it() -> None:
+    # every rail cancelled while the rails were still being subscribed (take(0) on each rail):
+    # the cancel went to the not-yet-set upstream, and the source subscribed afterwards was asked
+    # for the prefetch and never cancelled (a leak); now it is cancelled at once
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.from_publisher(tp).parallel(2).compose(lambda f: f.take(0)).sequential().subscribe(ts)
+    ts.assert_result().assert_no_violations()
+    assert tp.was_cancelled or tp.subscriber_count == 0
+    assert not tp.request_calls, tp.request_calls
+
+
 # ---------------------------------------------------------------------------------------------
 # group_by
 
