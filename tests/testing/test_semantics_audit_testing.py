@@ -722,8 +722,9 @@ def test_once_two_threads_signalled_each_signal_lets_an_unserialized_emitter_in(
 ) -> None:
     # Under the GIL an unserialized second emitter rarely runs while the first is inside a signal
     # method, so overlaps went unseen. Now, once on_next/on_error/on_complete came from two
-    # threads, each signal yields (releases the GIL) while it still counts as inside. Here the
-    # yield is replaced by "another thread emits right now", which is what the yield allows.
+    # threads, every 8th signal (here every one) yields (releases the GIL) while it still counts
+    # as inside. Here the yield is replaced by "another thread emits right now", which is what the
+    # yield allows.
     import rstreams.testing._test_subscriber as mod
 
     calls: list[str] = []
@@ -737,6 +738,7 @@ def test_once_two_threads_signalled_each_signal_lets_an_unserialized_emitter_in(
             t.join(2.0)
 
     monkeypatch.setattr(mod, "_yield", intruder)
+    monkeypatch.setattr(mod, "_YIELD_EVERY", 1)
     ts.on_subscribe(Sub())
     ts.on_next(1)
     ts.on_next(2)  # one thread so far: no yield (a single emitter pays nothing)
@@ -844,3 +846,22 @@ def test_lambda_subscriber_raising_on_complete_reaches_the_hook(undeliverable: l
 
     Flowable.just(1).subscribe(on_next=lambda x: None, on_complete=on_complete)
     assert undeliverable == [boom]
+
+
+def test_the_detection_yield_comes_once_every_8_signals(monkeypatch: pytest.MonkeyPatch) -> None:
+    import rstreams.testing._test_subscriber as mod
+
+    calls: list[int] = []
+    ts: TestSubscriber[int] = TestSubscriber()
+    monkeypatch.setattr(mod, "_yield", lambda: calls.append(len(ts.values)))
+    ts.on_subscribe(Sub())
+    for i in range(20):
+        ts.on_next(i)
+    assert calls == []  # a single signalling thread never yields
+    t = threading.Thread(target=ts.on_next, args=(20,))
+    t.start()
+    t.join(2.0)
+    for i in range(21, 37):
+        ts.on_next(i)
+    assert calls == [28, 36]
+    ts.assert_no_violations()

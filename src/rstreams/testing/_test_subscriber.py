@@ -34,6 +34,8 @@ ErrorMatcher: TypeAlias = "type[BaseException] | tuple[type[BaseException], ...]
 #: Gives the other threads a chance to run (releases the GIL); see ``TestSubscriber._exit``.
 _yield: Callable[[], None] = getattr(os, "sched_yield", None) or (lambda: time.sleep(0))
 
+_YIELD_EVERY = 8  # ... every this many signals (each yield perturbs the timing of the test)
+
 _MAX_SHOWN = 30  # values shown in a failure message before eliding the rest
 _MAX_VIOLATIONS_SHOWN = 50  # violations listed in a failure message
 
@@ -84,7 +86,7 @@ class TestSubscriber(Generic[T]):
       signal from another thread while ``on_subscribe`` is making its initial ``request``: RxJava's
       relaxed rule 1.3 for library subscribers, seed 004). Detection is by observation: a race
       that happens to not overlap in time is not seen. To make overlaps observable under the GIL,
-      once ``on_next``/``on_error``/``on_complete`` have come from two threads every signal
+      once ``on_next``/``on_error``/``on_complete`` have come from two threads every 8th signal
       yields to the other threads while it still counts as running;
     - rules 3.16/3.15: the Subscription's ``request``/``cancel`` raising inside ``on_subscribe``
       (recorded, not propagated: ``on_subscribe`` returns normally, rule 2.13);
@@ -130,6 +132,7 @@ class TestSubscriber(Generic[T]):
         self._last_thread: str | None = None
         self._first_tid: int | None = None  # thread of the first on_next/on_error/on_complete
         self._many_threads = False  # those signals came from more than one thread
+        self._yield_tick = 0  # signals since they did
         self._violations: list[str] = []
         # Rule 1.3 tracker: thread ident -> (thread name, stack of signal methods in progress).
         self._active: dict[int, tuple[str, list[str]]] = {}
@@ -757,17 +760,21 @@ class TestSubscriber(Generic[T]):
             self._first_tid = tid
         elif first != tid:
             self._many_threads = True
-        return self._many_threads
+        if not self._many_threads:
+            return False
+        self._yield_tick += 1
+        return self._yield_tick % _YIELD_EVERY == 0
 
     def _exit(self, tid: int, many_threads: bool = False) -> None:
         if many_threads:
             # Rule 1.3 detection. With the GIL, a second thread that signals without
             # serialization mostly runs while the first one is outside this subscriber (threads
             # switch every few ms, rarely inside the short window below), so the overlap would go
-            # unseen. Once signals have come from two threads, each signal lets the other
-            # threads run while it still counts as inside a signal method: an unserialized
-            # emitter then enters now and is flagged. A stream signalled from one thread (with
-            # on_subscribe possibly on another) pays nothing.
+            # unseen. Once signals have come from two threads, every _YIELD_EVERY-th signal lets
+            # the other threads run while it still counts as inside a signal method: an
+            # unserialized emitter then enters now and is flagged. A stream signalled from one
+            # thread (with on_subscribe possibly on another) pays nothing. Not every signal: each
+            # yield slows the consumer down, which changes the timing of the code under test.
             _yield()
         with self._lock:
             entry = self._active.get(tid)
