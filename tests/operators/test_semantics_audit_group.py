@@ -410,3 +410,26 @@ def test_reduce_add_fused_equals_the_element_by_element_fold(data: list[Any]) ->
         ts: TestSubscriber[Any] = f.reduce(operator.add).test()
         ts.assert_result(want).assert_no_violations()
         assert type(ts.values[0]) is type(want)
+
+
+# ---------------------------------------------------------------------------------------------
+# take_last, buffer: counts beyond sys.maxsize (Python ints are unbounded; a C ssize_t is not)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_take_last_count_beyond_maxsize_keeps_everything(hidden: bool) -> None:
+    # deque(maxlen=2**64) raised OverflowError: on the fused path as the stream's error, on the
+    # hidden path out of subscribe (rule 1.9: reported as undeliverable, the subscriber hung)
+    src = Flowable.range(0, 3).hide() if hidden else Flowable.range(0, 3)
+    with plugins.collect_errors() as undeliverable:
+        ts: TestSubscriber[int] = src.take_last(2**64).test()
+    ts.assert_result(0, 1, 2).assert_no_violations()
+    assert not undeliverable, undeliverable
+
+
+def test_buffer_count_beyond_maxsize_on_a_fused_source() -> None:
+    # the fused batches used islice(it, count), which rejects a stop above sys.maxsize (ValueError)
+    ts: TestSubscriber[list[int]] = Flowable.range(0, 3).buffer(2**64).test()
+    ts.assert_result([0, 1, 2]).assert_no_violations()
+    ts2: TestSubscriber[list[int]] = Flowable.range(0, 3).hide().buffer(2**64).test()
+    ts2.assert_result([0, 1, 2]).assert_no_violations()

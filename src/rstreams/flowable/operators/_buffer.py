@@ -21,6 +21,7 @@ speed, a ``None`` check per batch; the sizer is ``ceil(size / count)``.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Iterator
 from itertools import islice
@@ -205,6 +206,8 @@ class _BufferFlowable(Flowable[list[T]]):
 
 def _batches(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[list[Any]]:
     """``batched`` (3.11 has none): one C-speed ``list(islice)`` and one ``None`` check per list."""
+    # islice's stop must fit a C ssize_t; no list is longer than sys.maxsize anyway
+    n = min(n, sys.maxsize)
     while True:
         b = list(islice(it, n))
         if not b:

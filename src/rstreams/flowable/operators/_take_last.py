@@ -17,6 +17,7 @@ check per chunk) when the first request arrives; the tail is then emitted by the
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Iterator
 from itertools import islice
@@ -135,7 +136,13 @@ class _TakeLastFlowable(Flowable[T]):
         self._n = n
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        self._source.subscribe(_TakeLastSubscriber(subscriber, deque(maxlen=self._n)))
+        self._source.subscribe(_TakeLastSubscriber(subscriber, deque(maxlen=_maxlen(self._n))))
+
+
+def _maxlen(n: int) -> int | None:
+    """``deque(maxlen=)`` for a count: above ``sys.maxsize`` (a C ssize_t; no sequence is that long)
+    it means "keep everything"; deque itself raised OverflowError out of subscribe (rule 1.9)."""
+    return n if n <= sys.maxsize else None
 
 
 def fused_chunks(it: Iterator[Any], fz: Fusion[Any]) -> Iterator[list[Any]]:
@@ -152,7 +159,7 @@ def fused_chunks(it: Iterator[Any], fz: Fusion[Any]) -> Iterator[list[Any]]:
 
 
 def _fused_tail(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[Any]:
-    tail: deque[Any] = deque(maxlen=n)
+    tail: deque[Any] = deque(maxlen=_maxlen(n))
     for chunk in fused_chunks(it, fz):
         tail.extend(chunk)
     yield from tail
