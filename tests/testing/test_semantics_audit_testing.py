@@ -865,3 +865,29 @@ def test_the_detection_yield_comes_once_every_8_signals(monkeypatch: pytest.Monk
         ts.on_next(i)
     assert calls == [28, 36]
     ts.assert_no_violations()
+
+
+def test_subscribe_with_on_subscribe_callback_end_to_end() -> None:
+    from rstreams import Flowable
+
+    errors: list[BaseException] = []
+    d = Flowable.range(1, 3).subscribe(
+        on_next=lambda x: None, on_error=errors.append, on_subscribe=lambda s: s.request(0)
+    )
+    assert len(errors) == 1 and isinstance(errors[0], ValueError) and "3.9" in str(errors[0])
+    assert d.is_disposed
+    values: list[int] = []
+    handles: list[Subscription] = []
+
+    def on_subscribe(s: Subscription) -> None:
+        handles.append(s)
+        s.request(2)
+
+    d = Flowable.range(1, 5).subscribe(on_next=values.append, on_subscribe=on_subscribe)
+    assert values == [1, 2] and not d.is_disposed
+    handles[0].request(1)
+    assert values == [1, 2, 3]
+    handles[0].cancel()
+    assert d.is_disposed
+    handles[0].request(5)  # rule 3.6
+    assert values == [1, 2, 3]
