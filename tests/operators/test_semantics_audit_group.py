@@ -140,9 +140,9 @@ def test_parallel_rails_all_cancelled_before_the_source_is_subscribed_cancel_it(
     tp: TestPublisher[int] = TestPublisher.create()
     ts: TestSubscriber[int] = TestSubscriber()
     Flowable.from_publisher(tp).parallel(2).compose(lambda f: f.take(0)).sequential().subscribe(ts)
-    ts.assert_result().assert_no_violations()
     assert tp.was_cancelled or tp.subscriber_count == 0
     assert not tp.request_calls, tp.request_calls
+    ts.assert_result().assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,9 +218,9 @@ def test_group_by_slow_group_still_fails_when_another_group_is_open() -> None:
     Flowable.from_publisher(tp).group_by(lambda x: x[0], buffer_size=4).subscribe(m)
     tp.next("a1")  # a consumes it (and asks for nothing more): a stays open
     tp.next("b1", "b2", "b3", "b4")
+    assert tp.was_cancelled
     m.groups["b"].assert_error(MissingBackpressureError).assert_no_violations()
     m.main.assert_error(MissingBackpressureError).assert_no_violations()
-    assert tp.was_cancelled
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,8 +392,8 @@ def test_retry_when_foreign_handler_publisher_gets_the_rule_2_13_guard() -> None
 
     with plugins.collect_errors():
         ts: TestSubscriber[Any] = Flowable.defer(source_once).retry_when(lambda errors: foreign).test()
-    ts.assert_error(NoneElementError).assert_no_values().assert_no_violations()
     assert subscriptions[0] == 1  # never resubscribed on the None
+    ts.assert_error(NoneElementError).assert_no_values().assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,8 +408,8 @@ def test_reduce_add_fused_equals_the_element_by_element_fold(data: list[Any]) ->
     want = functools.reduce(operator.add, data)
     for f in (Flowable.from_iterable(data), Flowable.from_iterable(data).hide()):
         ts: TestSubscriber[Any] = f.reduce(operator.add).test()
-        ts.assert_result(want).assert_no_violations()
         assert type(ts.values[0]) is type(want)
+        ts.assert_result(want).assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,8 +423,8 @@ def test_take_last_count_beyond_maxsize_keeps_everything(hidden: bool) -> None:
     src = Flowable.range(0, 3).hide() if hidden else Flowable.range(0, 3)
     with plugins.collect_errors() as undeliverable:
         ts: TestSubscriber[int] = src.take_last(2**64).test()
-    ts.assert_result(0, 1, 2).assert_no_violations()
     assert not undeliverable, undeliverable
+    ts.assert_result(0, 1, 2).assert_no_violations()
 
 
 def test_buffer_count_beyond_maxsize_on_a_fused_source() -> None:
