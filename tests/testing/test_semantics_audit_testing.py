@@ -891,3 +891,28 @@ def test_subscribe_with_on_subscribe_callback_end_to_end() -> None:
     assert d.is_disposed
     handles[0].request(5)  # rule 3.6
     assert values == [1, 2, 3]
+
+
+def test_strict_subscriber_raising_on_error_reports_both_errors(undeliverable: list[BaseException]) -> None:
+    # Before the fix only the raised error reached the hook: the stream's own error was lost.
+    original, raised = ValueError("stream failed"), KeyError("on_error raised")
+
+    class Raising:
+        def on_subscribe(self, s: Subscription) -> None:
+            s.request(1)
+
+        def on_next(self, x: int) -> None:
+            pass
+
+        def on_error(self, e: BaseException) -> None:
+            raise raised
+
+        def on_complete(self) -> None:  # pragma: no cover - not called
+            pass
+
+    ss: StrictSubscriber[int] = StrictSubscriber(Raising())
+    ss.on_subscribe(Sub())
+    ss.on_error(original)
+    assert len(undeliverable) == 1
+    group = undeliverable[0]
+    assert isinstance(group, BaseExceptionGroup) and list(group.exceptions) == [original, raised]

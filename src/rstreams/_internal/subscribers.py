@@ -217,7 +217,11 @@ class StrictSubscriber(Generic[T]):
             else:
                 actual.on_error(e)
         except BaseException as ex:  # rule 2.13
-            plugins.on_error(ex, "a Subscriber raised from a terminal signal (rule 2.13)")
+            # from on_error: the stream's error and the raised one both reach the hook
+            plugins.on_error(
+                ex if e is None else _both(e, ex, "a Subscriber's on_error raised while handling an error"),
+                "a Subscriber raised from a terminal signal (rule 2.13)",
+            )
 
     def _subscriber_raised(self, error: BaseException, where: str) -> None:
         # rule 2.13: consider the subscription cancelled, stop signalling, report the error.
@@ -250,8 +254,12 @@ class StrictSubscriber(Generic[T]):
         return f"StrictSubscriber({self._actual!r})"
 
 
-def _both(original: BaseException, raised: BaseException) -> BaseException:
-    msg = "subscribe(): the on_error callback raised while handling an error"
+def _both(
+    original: BaseException,
+    raised: BaseException,
+    msg: str = "subscribe(): the on_error callback raised while handling an error",
+) -> BaseException:
+    # RxJava: CompositeException(original, raised); here an exception group of the two
     if isinstance(original, Exception) and isinstance(raised, Exception):
         return ExceptionGroup(msg, [original, raised])
     return BaseExceptionGroup(msg, [original, raised])
