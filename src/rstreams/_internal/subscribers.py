@@ -8,7 +8,12 @@
   and ``request(n <= 0)`` ends the stream with a ValueError (rule 3.9).
 * :class:`LambdaSubscriber` backs ``subscribe(on_next=..., on_error=..., on_complete=...)`` and is a
   :class:`Disposable`. A missing ``on_error`` routes the error to the hook as an
-  ``OnErrorNotImplementedError``; it is never dropped silently.
+  ``OnErrorNotImplementedError``; it is never dropped silently. A raising ``on_next`` callback
+  cancels the upstream and ends the stream with its error (RxJava's LambdaSubscriber); a raising
+  ``on_error`` callback sends both errors to the hook. An ``on_subscribe`` callback receives the
+  LambdaSubscriber itself as its Subscription, so cancelling there disposes it.
+
+Both raise ``TypeError`` for a ``None`` element or argument (rule 2.13).
 """
 
 from __future__ import annotations
