@@ -48,6 +48,7 @@ COUNTRIES = ("DE", "FR", "US", "JP", "BR", "IN", "NG", "GB", "CA", "AU")
 KINDS = ("view", "click", "cart", "buy", "refund")
 EVENTS_PER_SECOND = 5000  # of event time, in the synthetic stream
 WINDOW_SECONDS = 10
+FIELDS = ("id", "ts", "user", "kind", "amount")  # every event has these
 
 
 def synthetic_events(n: int, seed: int = 7) -> Iterator[str]:
@@ -74,7 +75,8 @@ def input_format(path: str) -> str:
     """Check an ``--input`` file before any work starts; return its format: csv, json or parquet.
 
     Raises :class:`DemoError` naming the problem (unsupported extension, missing or unreadable
-    file, a ``.parquet`` file that is not Parquet)."""
+    file, a ``.parquet`` file that is not Parquet, a CSV header or Parquet schema without the
+    event's columns (every record would be dead-lettered), a JSON array instead of JSON lines)."""
     suffix = os.path.splitext(path)[1].lower()
     fmt = INPUT_SUFFIXES.get(suffix)
     if fmt is None:
@@ -88,13 +90,30 @@ def input_format(path: str) -> str:
         raise DemoError(f"--input {path!r}: not a regular file")
     if not os.access(path, os.R_OK):
         raise DemoError(f"--input {path!r}: not readable (permission denied)")
+    if fmt != "parquet" and os.path.getsize(path) == 0:
+        return fmt  # an empty text file: no records
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
         try:
-            pq.read_metadata(path)
+            columns = list(pq.read_schema(path).names)
         except Exception as e:  # pyarrow raises ArrowInvalid / OSError for a non-Parquet file
             raise DemoError(f"--input {path!r}: not a readable Parquet file ({e})") from e
+    elif fmt == "csv":
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            columns = [c.strip() for c in next(csv.reader(f), [])]
+    else:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            start = f.read(4096).lstrip()[:1]
+        if start == "[":
+            raise DemoError(f"--input {path!r}: a JSON array; the demo reads JSON lines (one object per line)")
+        return fmt
+    missing = [c for c in FIELDS if c not in columns]
+    if missing:
+        raise DemoError(
+            f"--input {path!r}: no column(s) {', '.join(map(repr, missing))}"
+            f" (the {fmt} has {', '.join(map(repr, columns)) or 'no columns'}; an event needs {', '.join(FIELDS)})"
+        )
     return fmt
 
 
@@ -174,7 +193,7 @@ def parse(raw: Any) -> tuple[str, Any]:
         ev = dict(raw)
     else:
         return "bad", (f"not a record but {type(raw).__name__}", raw)
-    for key in ("id", "ts", "user", "kind", "amount"):
+    for key in FIELDS:
         if ev.get(key) is None or ev.get(key) == "":
             return "bad", (f"missing field {key!r}", raw)
     for key, convert in _CONVERT.items():

@@ -107,8 +107,8 @@ def test_synthetic_run_counts_add_up_exactly(spark: Any, tmp_path: Path) -> None
     s = _run(tmp_path, rows=n)
 
     # the demo used the shared session and did not reconfigure it
-    assert SparkSession.getActiveSession() is spark
     assert spark.conf.get("spark.sql.shuffle.partitions") == shuffle_partitions
+    assert SparkSession.getActiveSession() is spark
 
     assert s["records_in"] == n
     assert s["valid"] == expected["ok"]
@@ -239,6 +239,11 @@ def test_input_file_exact_counts(spark: Any, tmp_path: Path, name: str, writer: 
 
 
 def test_input_with_no_valid_record_lands_an_empty_result(spark: Any, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    s = _run(tmp_path / "out0", input_path=str(empty))
+    assert (s["records_in"], s["dead_lettered"], s["aggregate_rows_read_back"]) == (0, 0, 0)
+
     src = tmp_path / "bad.jsonl"
     src.write_text("{oops\nnull\n" + json.dumps({"id": 1, "ts": "Infinity", "user": 1, "kind": "view", "amount": 1}) + "\n")
     s = _run(tmp_path / "out", input_path=str(src))
@@ -254,6 +259,14 @@ def test_input_with_no_valid_record_lands_an_empty_result(spark: Any, tmp_path: 
 # -- bad --input / --out: a clear error before Spark does anything --------------------------------
 
 
+def _parquet_without_user(path: Path) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": [1], "ts": [1.0], "kind": ["view"], "amount": [1.0]}), path)
+    return path
+
+
 @pytest.mark.parametrize(
     ("make", "message"),
     [
@@ -261,8 +274,11 @@ def test_input_with_no_valid_record_lands_an_empty_result(spark: Any, tmp_path: 
         (lambda d: d / "missing.csv", "no such file"),
         (lambda d: (d / "dir.jsonl").mkdir() or d / "dir.jsonl", "not a regular file"),
         (lambda d: (d / "fake.parquet").write_text("not parquet") and d / "fake.parquet", "not a readable Parquet file"),
+        (lambda d: (d / "e.csv").write_text("id,ts,usr,kind\n1,2,3,view\n") and d / "e.csv", "no column(s) 'user', 'amount'"),
+        (lambda d: _parquet_without_user(d / "e.parquet"), "no column(s) 'user'"),
+        (lambda d: (d / "e.json").write_text(' [\n {"id": 1}\n]\n') and d / "e.json", "a JSON array; the demo reads JSON lines"),
     ],
-    ids=["extension", "missing", "directory", "not-parquet"],
+    ids=["extension", "missing", "directory", "not-parquet", "csv-columns", "parquet-columns", "json-array"],
 )
 def test_bad_input_is_a_clear_error(
     spark: Any, tmp_path: Path, make: Any, message: str, monkeypatch: pytest.MonkeyPatch
