@@ -1,6 +1,6 @@
 """The ``rstreams`` command.
 
-* ``rstreams demo [--rows N] [--master URL] [--out DIR] [--input FILE]``: the main job.
+* ``rstreams demo [--rows N] [--input FILE] [--master URL] [--out DIR] [--quiet]``: the main job.
 * ``rstreams tck MODULE:FACTORY --kind publisher|whitebox|blackbox|processor``: run the TCK.
 """
 
@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import sys
 
+USAGE = (
+    "usage: rstreams {demo,tck} ...\n\n"
+    "  demo   run the main job: a backpressured pipeline landed through embedded Spark\n"
+    "         (rstreams demo --help for its options)\n"
+    "  tck    verify a Publisher/Subscriber/Processor with the Reactive Streams TCK\n"
+)
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rstreams`` console script."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in ("-h", "--help"):
-        print(
-            "usage: rstreams {demo,tck} ...\n\n"
-            "  demo   run the main job: a backpressured pipeline landed through embedded Spark\n"
-            "  tck    verify a Publisher/Subscriber/Processor with the Reactive Streams TCK\n"
-        )
-        return 0
+        # asked for: stdout and success; no command at all is a usage error (stderr, status 2)
+        print(USAGE, file=sys.stdout if args else sys.stderr)
+        return 0 if args else 2
     cmd, rest = args[0], args[1:]
     if cmd == "tck":
         from .tck._cli import main as tck_main

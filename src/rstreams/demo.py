@@ -10,6 +10,14 @@
 
 Nothing in the chain holds more than a bounded number of records: the producer runs only as fast
 as Spark commits.
+
+``--out DIR`` receives ``aggregates/`` (Parquet) and ``dead_letter.jsonl`` (``{"reason", "record"}``
+per line). A re-run replaces both: the job recomputes everything, so its output is never added to
+nor resumed from an interrupted earlier run; an ``aggregates/`` that is not demo output is refused.
+``--input`` is checked before Spark starts (extension, existence, the event columns); a problem is
+one line on stderr and exit status 2. Input files need not be sorted by time: an event up to
+ALLOWED_LATENESS_SECONDS behind the latest one still lands in its window; a later one is
+dead-lettered as late (each window is landed once, complete).
 """
 
 from __future__ import annotations

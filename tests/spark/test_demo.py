@@ -298,6 +298,22 @@ def test_bad_input_is_a_clear_error(
     _no_running_jobs(spark)
 
 
+def test_error_while_reading_input_is_a_clear_error(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "huge_field.csv"
+    with open(src, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(FIELDS)
+        w.writerows(GOOD[:3])
+        w.writerow([9, T0 + 1, 1, "view", "9" * (csv.field_size_limit() + 1)])  # csv cannot read on
+    with pytest.raises(demo.DemoError, match="reading failed after 3 records: Error: field larger than field limit"):
+        _run(tmp_path / "out", input_path=str(src))
+    _no_running_jobs(spark)
+    assert cli.main(["demo", "--input", str(src), "--out", str(tmp_path / "out"), "--quiet"]) == 2
+    assert "rstreams demo: --input" in capsys.readouterr().err
+
+
 def test_out_that_is_not_demo_output_is_left_alone(spark: Any, tmp_path: Path) -> None:
     precious = tmp_path / "aggregates" / "precious.txt"
     precious.parent.mkdir()
@@ -386,6 +402,14 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
         cli.main(["demo", "--rows", "many"])
     assert "not an integer" in capsys.readouterr().err
     assert cli.main(["nope"]) == 2 and "unknown command 'nope'" in capsys.readouterr().err
+    assert cli.main([]) == 2 and capsys.readouterr().err.startswith("usage: rstreams {demo,tck}")
+    assert cli.main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage: rstreams {demo,tck}")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["demo", "--help"])
+    assert info.value.code == 0
+    helptext = capsys.readouterr().out
+    for opt in ("--rows", "--input", "--master", "--out", "--quiet", "replaces its previous output"):
+        assert opt in helptext, opt
     assert cli.main(["demo", "--input", str(tmp_path / "x.xlsx"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rstreams demo: --input") and "unsupported file type '.xlsx'" in err
