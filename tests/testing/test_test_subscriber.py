@@ -585,28 +585,27 @@ def test_rule_1_7_signal_after_terminal_is_recorded(first: str, second: str, fra
 
 
 def test_rule_1_3_overlapping_signals_on_two_threads_are_recorded() -> None:
-    # Thread A is inside on_subscribe (blocked in request); the main thread then calls on_next.
+    # Thread A is inside on_error (blocked in the error's __str__); the main thread calls on_next.
     entered, release = threading.Event(), threading.Event()
 
-    def blocking_request(n: int) -> None:
-        entered.set()
-        release.wait(2.0)
+    class SlowError(Exception):
+        def __str__(self) -> str:
+            entered.set()
+            release.wait(2.0)
+            return "slow"
 
     ts: TestSubscriber[int] = TestSubscriber(1)
-    a = threading.Thread(
-        target=ts.on_subscribe, args=(RecordingSubscription(blocking_request),), name="thread-A"
-    )
+    ts.on_subscribe(RecordingSubscription())
+    a = threading.Thread(target=ts.on_error, args=(SlowError(),), name="thread-A")
     a.start()
     assert entered.wait(2.0)
-    ts.on_next(1)  # overlaps on_subscribe on thread-A
+    ts.on_next(1)  # overlaps on_error on thread-A
     release.set()
     a.join()
     assert rules_of(ts) == ["1.3"]
     v = ts.violations[0]
     assert f"on_next entered on thread {threading.current_thread().name!r}" in v
-    assert "on_subscribe on thread 'thread-A' was running" in v
-    ts.on_complete()  # after thread-A left, nothing overlaps any more
-    assert rules_of(ts) == ["1.3"]
+    assert "on_error on thread 'thread-A' was running" in v
 
 
 def test_rule_1_3_same_thread_reentry_is_not_a_violation() -> None:
