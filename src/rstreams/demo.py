@@ -482,7 +482,7 @@ def _non_negative_int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The ``rstreams demo`` command line."""
     p = argparse.ArgumentParser(prog="rstreams demo", description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("--rows", type=_non_negative_int, default=500_000, help="synthetic events to generate (default 500000)")
+    p.add_argument("--rows", type=_non_negative_int, help="synthetic events to generate (default 500000; not with --input)")
     p.add_argument("--input", help="read records from a .csv, .jsonl (.json, .ndjson) or .parquet file instead")
     p.add_argument("--master", help="Spark master URL (default: the active session, else $SPARK_MASTER or local[*])")
     p.add_argument("--out", default="out/demo", help="output directory (default out/demo); a re-run replaces its previous output")
@@ -491,14 +491,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``rstreams demo``: run the main job and print its summary; 0 on success, 2 on a usage error."""
-    args = build_parser().parse_args(argv)
+    """``rstreams demo``: run the main job and print its summary.
+
+    Returns 0 on success, 2 on a usage error (said in one line on stderr), 130 when interrupted."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.rows is not None and args.input is not None:
+        parser.error("--rows and --input exclude each other: --input reads all the records of the file")
     from .spark import SparkUnavailableError
 
     try:
-        summary = run(args.rows, args.out, args.master, args.input, args.quiet)
+        summary = run(500_000 if args.rows is None else args.rows, args.out, args.master, args.input, args.quiet)
     except (SparkUnavailableError, DemoError) as e:
         print(f"rstreams demo: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\nrstreams demo: interrupted; the output in {os.path.abspath(args.out)} is incomplete"
+              " (a re-run replaces it)", file=sys.stderr)
+        return 130
     _print_summary(summary)
     return 0

@@ -391,7 +391,9 @@ def test_cli_passes_every_option(spark: Any, tmp_path: Path, monkeypatch: pytest
     assert _landed(spark, out) == EXPECTED_AGGREGATES
 
     args = demo.build_parser().parse_args([])
-    assert (args.rows, args.input, args.master, args.out, args.quiet) == (500_000, None, None, "out/demo", False)
+    assert (args.rows, args.input, args.master, args.out, args.quiet) == (None, None, None, "out/demo", False)
+    args = demo.build_parser().parse_args(["--rows", "7", "--master", "local[1]", "--out", "d", "--quiet"])
+    assert (args.rows, args.input, args.master, args.out, args.quiet) == (7, None, "local[1]", "d", True)
 
 
 def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -401,6 +403,9 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     with pytest.raises(SystemExit):
         cli.main(["demo", "--rows", "many"])
     assert "not an integer" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--rows", "10", "--input", str(tmp_path / "e.csv")])
+    assert "--rows and --input exclude each other" in capsys.readouterr().err
     assert cli.main(["nope"]) == 2 and "unknown command 'nope'" in capsys.readouterr().err
     assert cli.main([]) == 2 and capsys.readouterr().err.startswith("usage: rstreams {demo,tck}")
     assert cli.main(["--help"]) == 0 and capsys.readouterr().out.startswith("usage: rstreams {demo,tck}")
