@@ -334,7 +334,12 @@ def test_stress_share_subscribe_cancel_while_hot_source_emits(
     pp = PublishProcessor.create()
     cancels: list[int] = []
     subscribes: list[int] = []
-    shared = share(pp.do_on_subscribe(lambda s: subscribes.append(1)).do_on_cancel(lambda: cancels.append(1)))
+    overflows: list[BaseException] = []
+    shared = share(
+        pp.do_on_subscribe(lambda s: subscribes.append(1))
+        .do_on_cancel(lambda: cancels.append(1))
+        .do_on_error(overflows.append)
+    )
     subs: list[TestSubscriber[int]] = []
     lock = threading.Lock()
     stop = threading.Event()
@@ -378,8 +383,13 @@ def test_stress_share_subscribe_cancel_while_hot_source_emits(
     for ts in subs:
         ts.assert_no_violations()
         assert_consecutive(ts.values)
-    # every connection that was made was disconnected when its last subscriber left
-    assert len(subscribes) == len(cancels) >= 1
+    # every connection that was made was disconnected when its last subscriber left, or ended by
+    # the hot source: a PublishProcessor signals MissingBackpressureError to share()'s connection
+    # when its 128-element prefetch is full (legal; rare), which ends it without a cancel
+    assert all(isinstance(e, MissingBackpressureError) for e in overflows), overflows
+    for ts in subs:
+        assert all(isinstance(e, MissingBackpressureError) for e in ts.errors), ts.errors
+    assert len(subscribes) == len(cancels) + len(overflows) >= 1
     assert not pp.has_subscribers
     assert not undeliverable
 
