@@ -108,10 +108,10 @@ def input_format(path: str) -> str:
         except Exception as e:  # pyarrow raises ArrowInvalid / OSError for a non-Parquet file
             raise DemoError(f"--input {path!r}: not a readable Parquet file ({e})") from e
     elif fmt == "csv":
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
             columns = [c.strip() for c in next(csv.reader(f), [])]
     else:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open(path, encoding="utf-8-sig", errors="replace") as f:
             start = f.read(4096).lstrip()[:1]
         if start == "[":
             raise DemoError(f"--input {path!r}: a JSON array; the demo reads JSON lines (one object per line)")
@@ -146,13 +146,13 @@ def _records(path: str, fmt: str) -> Iterator[Any]:
                     n += 1
                     yield rec
         elif fmt == "json":
-            with open(path, encoding="utf-8", errors="replace") as f:
+            with open(path, encoding="utf-8-sig", errors="replace") as f:
                 for line in f:
                     if line.strip():
                         n += 1
                         yield line.rstrip("\r\n")
         else:
-            with open(path, newline="", encoding="utf-8", errors="replace") as f:
+            with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
                 for rec in csv.DictReader(f):
                     n += 1
                     yield rec

@@ -151,7 +151,7 @@ def _write_jsonl(path: Path) -> list[str]:
         "",  # blank lines are skipped, not records
         json.dumps(_event(LATE)),
     ]
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8-sig")  # a BOM is not part of line 1
     return [
         "unparsable",
         "missing field 'user'",
@@ -164,7 +164,7 @@ def _write_jsonl(path: Path) -> list[str]:
 
 
 def _write_csv(path: Path) -> list[str]:
-    with open(path, "w", newline="") as f:
+    with open(path, "w", newline="", encoding="utf-8-sig") as f:  # with a BOM, as spreadsheets write
         w = csv.writer(f)
         w.writerow(FIELDS)
         w.writerows(GOOD)
