@@ -214,3 +214,32 @@ def test_rule_2_4_switch_map_and_concat_map_eager_do_not_cancel_a_terminated_out
         ts.assert_values(5).assert_no_violations()
         assert ts.completions + len(ts.errors) == 1
     outer.assert_not_cancelled()
+
+
+def test_window_delivers_its_queued_elements_before_the_upstream_error() -> None:
+    # RxJava's windows are UnicastProcessor.create(n, onTerminate): delayError = true
+    tp: TestPublisher[int] = TestPublisher.create()
+    main: TestSubscriber[Flowable[int]] = Flowable.from_publisher(tp).window(3).test()
+    tp.next(1, 2)
+    inner: TestSubscriber[int] = TestSubscriber(0)
+    main.values[0].subscribe(inner)
+    tp.error(KeyError("up"))
+    main.assert_error(KeyError).assert_no_violations()
+    inner.assert_no_values().assert_no_errors()
+    inner.request(1)
+    inner.assert_values(1).assert_no_errors()
+    inner.request(1)
+    inner.assert_failure(KeyError, 1, 2).assert_no_violations()
+
+
+def test_group_by_group_error_is_not_delayed_behind_queued_elements() -> None:
+    # groupBy(delayError = false), RxJava's default: the error drops what the group still holds
+    tp: TestPublisher[int] = TestPublisher.create()
+    inner: TestSubscriber[int] = TestSubscriber(0)
+    # subscribed during on_next (a group not subscribed then is abandoned: RxJava 3)
+    main: TestSubscriber[Any] = Flowable.from_publisher(tp).group_by(lambda x: x % 2).do_on_next(lambda g: g.subscribe(inner)).test()
+    tp.next(1)
+    inner.assert_no_values()
+    tp.error(KeyError("up"))
+    main.assert_error(KeyError).assert_no_violations()
+    inner.assert_failure(KeyError).assert_no_violations()

@@ -81,6 +81,9 @@ class UnicastGroup:
     #: whether the producer's terminal signal releases the group (windows) or not (groups: the
     #: upstream itself terminated them)
     release_when_done: ClassVar[bool] = False
+    #: whether the elements already queued go out before the producer's error (windows, as RxJava's
+    #: UnicastProcessor.create(n, onTerminate)) or the error drops them (groups: groupBy's default)
+    delay_error: ClassVar[bool] = False
 
     def __init__(
         self, on_release: Callable[[], Any] | None, replenish: Callable[[int], Any] | None = None
@@ -200,7 +203,7 @@ class UnicastGroup:
                 d = self.downstream
                 if d is not None:
                     done = self.done  # read before the queue: every element precedes the terminal
-                    if done and self._error is not None:
+                    if done and self._error is not None and not self.delay_error:
                         q.clear()
                         self._finish(d)
                     else:

@@ -97,6 +97,7 @@ class _WindowState(UnicastGroup):
 
     __slots__ = ()
     release_when_done = True
+    delay_error = True  # a window's queued elements precede the upstream's error (RxJava)
 
     def _subscribed_twice(self) -> str:
         return "a window can be subscribed only once"
