@@ -6,19 +6,23 @@ micro-batch (Arrow record batches, or rows) as demand allows, and returns only w
 micro-batch was emitted. While it waits, Spark's trigger loop waits: no new micro-batch starts
 without demand. Cancelling stops the query; a query failure reaches ``on_error``. Offsets are
 committed by Spark after the function returns, so a restart from the checkpoint replays at most
-the micro-batch in progress (at-least-once).
+the micro-batch in progress (at-least-once). A cancel (or a raising ``on_next``) in the middle of a
+micro-batch makes the function raise, so Spark does not commit the batch and a restart from a
+``checkpoint=`` the caller passed replays it; without one, a private checkpoint is used and
+removed when the query ends. Every subscription runs its own query.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import tempfile
 import threading
 from typing import Any
 
 from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._spec import Subscriber
 from ..flowable import Flowable
@@ -26,37 +30,76 @@ from ..flowable import Flowable
 __all__ = ["from_stream"]
 
 
+class _Abandoned(Exception):
+    """Raised from the micro-batch function when the subscription ended before the micro-batch was
+    fully emitted: a batch function that raises is not committed, so a restart from the caller's
+    checkpoint replays it (at-least-once) instead of skipping its undelivered rows."""
+
+
 class _StreamSubscription:
     def __init__(self, downstream: Subscriber[Any], streaming_df: Any, as_: str, checkpoint: str | None, trigger: dict[str, Any] | None) -> None:
         self._downstream: Subscriber[Any] | None = downstream
         self._df = streaming_df
         self._as = as_
+        # a checkpoint we made is private to this subscription: removed when the query ends, and a
+        # cancel needs no replay from it (no _Abandoned, so no JVM error log on every cancel)
+        self._owns_checkpoint = checkpoint is None
         self._checkpoint = checkpoint or tempfile.mkdtemp(prefix="rstreams-stream-ckpt-")
         self._trigger = trigger
         self._requested = AtomicInt(0)
         self._cond = threading.Condition()  # the batch function waits here for demand or cancel
         self._cancelled = AtomicFlag()
         self._terminated = AtomicFlag()
+        self._stopping = AtomicFlag()  # q.stop() is asked once
+        # race: cancel() on one thread while start() creates the query on another; under this lock
+        # start() publishes the query and reads the cancelled flag, cancel() sets the flag and reads
+        # the query, so at least one of them sees the other and the query is always stopped
+        self._lock = threading.Lock()
         self._query: Any = None
+        # a rule 3.9 error waiting for the query to end: delivered by the watcher thread once the batch
+        # function has returned, so on_error never overlaps an on_next on Spark's thread (rule 1.3)
+        self._bad_request: AtomicRef[tuple[Subscriber[Any], BaseException] | None] = AtomicRef(None)
         self.micro_batches = 0
 
     def start(self) -> None:
         writer = self._df.writeStream.foreachBatch(self._on_batch).option("checkpointLocation", self._checkpoint)
         if self._trigger:
             writer = writer.trigger(**self._trigger)
-        self._query = writer.start()
-        threading.Thread(target=self._watch, name="rstreams-stream-watch", daemon=True).start()
+        q = writer.start()
+        with self._lock:
+            self._query = q
+            cancelled = self._cancelled.is_set()
+        threading.Thread(target=self._watch, args=(q,), name="rstreams-stream-watch", daemon=True).start()
+        if cancelled:
+            self._stop_async(q)
 
-    def _watch(self) -> None:
-        q = self._query
+    def _watch(self, q: Any) -> None:
+        error: BaseException | None = None
         try:
             q.awaitTermination()
         except Exception as e:
-            if not self._cancelled.is_set():
-                self._terminate(e)
-            return
-        if not self._cancelled.is_set():
-            self._terminate(None)  # the query ended by itself (e.g. trigger availableNow)
+            error = e
+        try:
+            if not self._deliver_bad_request() and not self._cancelled.is_set():
+                # the query ended by itself: trigger(availableNow=True) / once, or it failed
+                self._terminate(error)
+        finally:
+            self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._owns_checkpoint:
+            shutil.rmtree(self._checkpoint, ignore_errors=True)
+
+    def _deliver_bad_request(self) -> bool:
+        pending = self._bad_request.get_and_set(None)
+        if pending is None:
+            return False
+        d, err = pending
+        if self._terminated.try_set():
+            d.on_error(err)
+        else:
+            plugins.on_error(err, "from_stream: bad request after termination")
+        return True
 
     def _terminate(self, error: BaseException | None) -> None:
         if not self._terminated.try_set():
@@ -78,8 +121,13 @@ class _StreamSubscription:
                 self._cond.wait(0.2)
         return not self._cancelled.is_set()
 
+    def _abandon(self, batch_id: int) -> None:
+        if not self._owns_checkpoint:
+            raise _Abandoned(f"from_stream: cancelled before micro-batch {batch_id} was fully emitted; it is not committed")
+
     def _on_batch(self, batch_df: Any, batch_id: int) -> None:
         if not self._await_demand():
+            self._abandon(batch_id)  # a micro-batch that started after cancel: nothing of it was delivered
             return
         table = batch_df.toArrow()
         self.micro_batches += 1
@@ -89,37 +137,50 @@ class _StreamSubscription:
 
             items = itertools.chain.from_iterable(map(batch_to_rows, items))
         for item in items:
-            if not self._await_demand():
-                return
             d = self._downstream
-            if d is None:
+            if not self._await_demand() or d is None:
+                self._abandon(batch_id)
                 return
-            d.on_next(item)
+            try:
+                d.on_next(item)
+            except Exception as e:
+                # rule 2.13: a raising on_next cancels the subscription; the error cannot go to on_error
+                self.cancel()
+                plugins.on_error(e, "from_stream: on_next raised (rule 2.13); the query was stopped")
+                raise _Abandoned(f"from_stream: on_next raised in micro-batch {batch_id}") from e
             produced(self._requested, 1)
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                self.cancel()
-                self._cancelled.try_set()
                 d = self._downstream
-                self._downstream = None
-                if d is not None and self._terminated.try_set():
-                    d.on_error(err)
+                if d is not None and self._bad_request.compare_and_set(None, (d, err)):
+                    # delivered by the watcher when the query has stopped, or by _subscribe_actual /
+                    # start() when there is no query yet (both check the cancelled flag)
+                    self._cancel()
                 return
         add_request(self._requested, min(n, MAX_DEMAND))
         with self._cond:
             self._cond.notify_all()
 
     def cancel(self) -> None:
-        if not self._cancelled.try_set():
+        self._cancel()
+
+    def _cancel(self) -> None:
+        with self._lock:
+            first = self._cancelled.try_set()
+            q = self._query
+        if not first:
             return
         self._downstream = None
         with self._cond:
             self._cond.notify_all()  # wake the batch function before stopping (else stop() waits)
-        q = self._query
         if q is not None:
+            self._stop_async(q)
+
+    def _stop_async(self, q: Any) -> None:
+        if self._stopping.try_set():
             threading.Thread(target=self._stop, args=(q,), name="rstreams-stream-stop", daemon=True).start()
 
     @staticmethod
@@ -142,12 +203,16 @@ class _StreamFlowable(Flowable[Any]):
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
         s = _StreamSubscription(subscriber, self._df, self._as, self._checkpoint, self._trigger)
         subscriber.on_subscribe(s)
-        if s._cancelled.is_set():
+        if s._cancelled.is_set():  # cancelled, or a bad request, before the query existed
+            s._deliver_bad_request()
+            s._cleanup()
             return
         try:
             s.start()
         except Exception as e:
-            s._terminate(e)
+            if not s._deliver_bad_request():
+                s._terminate(e)
+            s._cleanup()
 
 
 def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None = None, trigger: dict[str, Any] | None = None) -> Flowable[Any]:
