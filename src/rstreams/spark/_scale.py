@@ -32,6 +32,64 @@ def _arrow_schema(spark_schema: Any) -> Any:
     return to_arrow_schema(spark_schema)
 
 
+def _check_nulls(batch: Any, out_schema: Any) -> None:
+    """A null in a non-nullable output column would fail inside the JVM's Arrow reader with an
+    internal error that names neither the column nor the partition: say it here."""
+    for i, field in enumerate(out_schema):
+        if not field.nullable and batch.column(i).null_count:
+            raise ValueError(
+                f"the pipeline produced None for the non-nullable column {field.name!r}; "
+                "pass a schema= whose column is nullable"
+            )
+
+
+def _rows_to_batch(chunk: list[Any], out_schema: Any, pa: Any) -> Any:
+    names = out_schema.names
+    if all(isinstance(x, dict) for x in chunk):
+        return pa.RecordBatch.from_pylist(chunk, schema=out_schema)
+    width = len(names)
+    if all(type(x) is tuple for x in chunk):  # the common case, column by column in C
+        try:
+            fast = list(zip(*chunk, strict=True))
+        except ValueError:
+            fast = None  # rows of different widths: the loop below names the first wrong one
+        if fast is not None and len(fast) == width:
+            return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(fast, out_schema, strict=True)], schema=out_schema)
+    rows: list[tuple[Any, ...]] = []
+    for x in chunk:
+        if isinstance(x, dict):
+            x = tuple(x.get(n) for n in names)
+        elif not isinstance(x, tuple):
+            x = (x,)
+        if len(x) != width:
+            raise ValueError(
+                f"the pipeline emitted {x!r} ({len(x)} values) but the output schema has {width} "
+                f"columns ({', '.join(names)}); pass schema= (a DDL string or StructType) describing "
+                "what the pipeline emits"
+            )
+        rows.append(x)
+    cols = list(zip(*rows, strict=True))
+    return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, out_schema, strict=True)], schema=out_schema)
+
+
+def _as_batches(b: Any, out_schema: Any, pa: Any) -> list[Any]:
+    if isinstance(b, pa.Table):
+        batches = b.to_batches()
+    elif isinstance(b, pa.RecordBatch):
+        batches = [b]
+    else:
+        raise TypeError(f"with as_='arrow' the pipeline must emit pyarrow.RecordBatch (or Table), got {type(b).__name__}")
+    out = []
+    for x in batches:
+        if x.schema.names != out_schema.names:
+            raise ValueError(
+                f"the pipeline emitted a batch with columns {x.schema.names} but the output schema has "
+                f"{out_schema.names}; pass schema= describing what the pipeline emits"
+            )
+        out.append(x if x.schema == out_schema else x.cast(out_schema))
+    return out
+
+
 def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out_spark_schema: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
     def task(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -40,6 +98,7 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
         from rstreams.spark._source import batch_to_rows
 
         out_schema = _arrow_schema(out_spark_schema)
+        check_nulls = not all(f.nullable for f in out_schema)
         try:
             from pyspark import TaskContext
 
@@ -47,37 +106,42 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
             partition = ctx.partitionId() if ctx is not None else -1
         except Exception:  # pragma: no cover
             partition = -1
+        it: Iterator[Any] | None = None
         try:
             if as_ == "arrow":
                 src = F.from_iterable(batches)
             else:
                 src = F.from_iterable(itertools.chain.from_iterable(map(batch_to_rows, batches)))
             out = pipeline(src)
+            if not isinstance(out, Flowable):
+                raise TypeError(f"the pipeline must return a Flowable, got {type(out).__name__}")
             fz = out._fused()
-            it: Iterator[Any] = fz.factory() if fz is not None else out.blocking_iterable(prefetch=_CHUNK)
+            it = fz.factory() if fz is not None else out.blocking_iterable(prefetch=_CHUNK)
             if as_ == "arrow":
                 for b in it:
                     if b is None:
                         raise TypeError("run_on_spark: the pipeline produced None (rule 2.13)")
-                    yield b if b.schema == out_schema else b.cast(out_schema) if hasattr(b, "cast") else b
+                    for rb in _as_batches(b, out_schema, pa):
+                        if check_nulls:
+                            _check_nulls(rb, out_schema)
+                        yield rb
                 return
-            names = out_schema.names
-            types = [f.type for f in out_schema]
             while True:
                 chunk = list(itertools.islice(it, _CHUNK))
                 if not chunk:
                     return
                 if none_index(chunk) >= 0:
                     raise TypeError("run_on_spark: the pipeline produced None (rule 2.13)")
-                if isinstance(chunk[0], dict):
-                    yield pa.RecordBatch.from_pylist(chunk, schema=out_schema)
-                    continue
-                if not isinstance(chunk[0], tuple):
-                    chunk = [(x,) for x in chunk]
-                cols = list(zip(*chunk, strict=True))
-                yield pa.RecordBatch.from_arrays([pa.array(c, type=t) for c, t in zip(cols, types, strict=True)], names=names)
+                rb = _rows_to_batch(chunk, out_schema, pa)
+                if check_nulls:
+                    _check_nulls(rb, out_schema)
+                yield rb
         except Exception as e:
             raise PartitionError(f"run_on_spark: the pipeline failed in partition {partition}: {type(e).__name__}: {e}") from e
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:  # Spark stopped pulling early (limit): cancel the pipeline
+                close()
 
     return task
 
@@ -101,12 +165,22 @@ def run_on_spark(df: Any, pipeline: Callable[[Flowable[Any]], Flowable[Any]], *,
         raise ValueError(f"run_on_spark(): as_ must be 'rows' or 'arrow', got {as_!r}")
     if not callable(pipeline):
         raise TypeError("run_on_spark(): pipeline must be a function Flowable -> Flowable")
+    from pyspark.sql.types import StructField, StructType
+
+    out_schema: Any
     if schema is None:
-        out_schema = df.schema
+        # the input's columns, nullable: a pipeline may emit None where the input had none
+        # (spark.range's id is non-nullable)
+        out_schema = StructType([StructField(f.name, f.dataType, True, f.metadata) for f in df.schema.fields])
     elif isinstance(schema, str):
         from pyspark.sql.types import _parse_datatype_string
 
         out_schema = _parse_datatype_string(schema)
     else:
         out_schema = schema
+    if not isinstance(out_schema, StructType):
+        raise TypeError(
+            f"run_on_spark(): schema must describe columns (a StructType or a DDL string such as "
+            f"'id long, x double'), got {schema!r}"
+        )
     return df.mapInArrow(_make_task(pipeline, as_, out_schema), out_schema)
