@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from typing import Any
 
 __all__ = ["session", "SparkUnavailableError", "check_java", "DEFAULT_CONF"]
@@ -116,10 +117,25 @@ def _connect_session(SparkSession: Any, url: str, conf: dict[str, Any]) -> Any:
     return s
 
 
+def _running_session(SparkSession: Any) -> Any:
+    """The session of this thread, else the process's default one (getActiveSession() is per JVM
+    thread: from a thread other than the one that built the session it returns None)."""
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    default = getattr(SparkSession, "_instantiatedSession", None)
+    sc = getattr(default, "_sc", None)
+    if default is not None and sc is not None and getattr(sc, "_jsc", None) is not None:
+        return default
+    return None
+
+
 def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) -> Any:
     """Return the active SparkSession, or build one.
 
-    ``master`` defaults to ``$SPARK_MASTER`` or ``local[*]``; ``conf`` keys use underscores or dots
+    A session already running in this process (of this thread, or the default one) is returned as
+    is; the ``conf`` given here is applied to it where Spark allows it at runtime, and a different
+    ``master`` only warns. ``master`` defaults to ``$SPARK_MASTER`` or ``local[*]``; ``conf`` keys use underscores or dots
     (``spark_sql_shuffle_partitions=8`` == ``"spark.sql.shuffle.partitions": 8``). Arrow is enabled
     and the UI is off unless asked (``spark_ui_enabled="true"``).
 
@@ -138,8 +154,29 @@ def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) 
     SparkSession = _require_pyspark()
     if master is not None and master.startswith("sc://"):
         return _connect_session(SparkSession, master, conf)
-    active = SparkSession.getActiveSession()
-    if active is not None and master is None:
+    active = _running_session(SparkSession)
+    if active is not None:
+        # a running session is reused as is (pyspark would re-apply DEFAULT_CONF to it through
+        # builder.getOrCreate(), overriding what its owner set); only settings the caller passes
+        # here are applied, and a different master cannot be had without stopping it first
+        running = active.sparkContext.master
+        if master is not None and master != running:
+            warnings.warn(
+                f"rstreams.spark.session({master!r}): a SparkSession with master {running!r} is already "
+                "running in this process and is returned; stop it first to use another master",
+                stacklevel=2,
+            )
+        for k, v in conf.items():
+            key = k if "." in k else k.replace("_", ".")
+            value = str(v).lower() if isinstance(v, bool) else str(v)
+            if active.conf.isModifiable(key):
+                active.conf.set(key, value)
+            elif active.conf.get(key, None) != value:
+                warnings.warn(
+                    f"rstreams.spark.session(): {key}={value!r} is not applied: a SparkSession is already "
+                    "running and the setting can only be given when one starts",
+                    stacklevel=2,
+                )
         return active
     check_java()
     # executors must run this interpreter (with pyarrow), not whatever python3 is on PATH
