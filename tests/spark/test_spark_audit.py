@@ -300,3 +300,26 @@ def test_progress_is_quiet_under_pytest_and_leaves_no_thread() -> None:
     p.update(rows=10, batches=1)
     assert p.close()["rows"] == 10 and buf.getvalue() == "" and not p.enabled
     assert set(threading.enumerate()) <= before
+
+
+def test_check_java_names_a_broken_java_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rstreams.spark import SparkUnavailableError, check_java
+
+    # was: "no `java` on PATH and no JAVA_HOME" although JAVA_HOME was set (to the wrong place)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(SparkUnavailableError, match="JAVA_HOME=.*has no bin/java"):
+        check_java()
+    # was: a java that fails to run passed the check, and Spark failed later with a JVM trace
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "java"
+    fake.write_text("#!/bin/sh\necho 'Error: could not open lib/jvm.cfg' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    with pytest.raises(SparkUnavailableError, match="exited with 1.*jvm.cfg"):
+        check_java()
+
+
+def test_from_stream_refuses_a_spark_connect_dataframe() -> None:
+    # was: accepted; the foreachBatch function would run on the server, outside demand's reach
+    fake = type("DataFrame", (), {"isStreaming": True, "__module__": "pyspark.sql.connect.dataframe"})()
+    with pytest.raises(TypeError, match="Spark Connect"):
+        from_stream(fake)

@@ -46,6 +46,11 @@ def check_java() -> str:
     """Return the path of ``java`` (Java 17+), or raise :class:`SparkUnavailableError`."""
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
+    if java_home and java is not None and not os.path.exists(java):
+        raise SparkUnavailableError(
+            f"rstreams.spark needs Java 17: JAVA_HOME={java_home!r} has no bin/java (Spark uses JAVA_HOME "
+            "over PATH). Point JAVA_HOME at a Java 17 installation or unset it."
+        )
     if not java or not os.path.exists(java):
         raise SparkUnavailableError(
             "rstreams.spark needs Java 17 (the only system requirement of Spark): no `java` on PATH "
@@ -56,6 +61,10 @@ def check_java() -> str:
     except (OSError, subprocess.TimeoutExpired) as e:
         raise SparkUnavailableError(f"rstreams.spark: `{java} -version` failed: {e}") from e
     text = out.stderr + out.stdout
+    if out.returncode != 0:  # a broken install: say so here rather than through a JVM stack trace
+        raise SparkUnavailableError(
+            f"rstreams.spark: `{java} -version` exited with {out.returncode}: {text.strip()[:300]}"
+        )
     major = _java_major(text)
     if major is not None and major < 17:
         raise SparkUnavailableError(

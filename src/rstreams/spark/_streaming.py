@@ -233,6 +233,13 @@ def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None
         raise ValueError(f"from_stream(): as_ must be 'arrow' or 'rows', got {as_!r}")
     if not getattr(streaming_df, "isStreaming", False):
         raise TypeError("from_stream(): expected a streaming DataFrame (spark.readStream...)")
+    if type(streaming_df).__module__.startswith("pyspark.sql.connect"):
+        # under Spark Connect foreachBatch runs in a server-side Python process: it cannot wait
+        # for this process's demand, so the backpressure this Publisher promises cannot hold
+        raise TypeError(
+            "from_stream(): needs a classic SparkSession; under Spark Connect the foreachBatch "
+            "function runs on the server and cannot wait for this subscriber's demand"
+        )
     return _StreamFlowable(streaming_df, as_, checkpoint, trigger)
 
 
