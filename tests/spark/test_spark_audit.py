@@ -323,3 +323,20 @@ def test_from_stream_refuses_a_spark_connect_dataframe() -> None:
     fake = type("DataFrame", (), {"isStreaming": True, "__module__": "pyspark.sql.connect.dataframe"})()
     with pytest.raises(TypeError, match="Spark Connect"):
         from_stream(fake)
+
+
+def test_arrow_mode_emits_no_empty_batches_for_filtered_out_micro_batches(spark: Any) -> None:
+    stream = _rate(spark, 10).filter("value % 20 < 10")  # micro-batches 1, 3, 5... have no rows
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    from_stream(stream).subscribe(ts)
+    try:
+        ts.request(3)
+        ts.await_count(3, 60)
+        q = _query_of(ts)
+        ts.cancel()
+        assert [b.num_rows for b in ts.values] == [b.num_rows for b in ts.values if b.num_rows > 0]
+        values = sorted(v for b in ts.values for v in b.column("value").to_pylist())
+        assert values[:10] == list(range(10)) and all(v % 20 < 10 for v in values)
+        assert _wait(lambda: not q.isActive, 30)
+    finally:
+        _stop_all(spark)

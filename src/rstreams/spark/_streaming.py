@@ -131,7 +131,7 @@ class _StreamSubscription:
             return
         table = batch_df.toArrow()
         self.micro_batches += 1
-        items: Any = table.to_batches()
+        items: Any = [b for b in table.to_batches() if b.num_rows]  # no empty RecordBatch for a filtered-out batch
         if self._as == "rows":
             from ._source import batch_to_rows
 
