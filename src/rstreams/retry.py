@@ -192,7 +192,7 @@ class Retry:
             raise ValueError(f"{op}(): max_backoff ({hi}) must be >= min_backoff ({lo})")
         if isinstance(jitter, bool) or not isinstance(jitter, int | float) or not 0 <= jitter <= 1:
             raise ValueError(f"{op}(): jitter must be a number in [0, 1], got {jitter!r}")
-        if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or multiplier < 1:
+        if isinstance(multiplier, bool) or not isinstance(multiplier, int | float) or not multiplier >= 1:
             raise ValueError(f"{op}(): multiplier must be a number >= 1, got {multiplier!r}")
         return RetrySpec(_check_attempts(op, max_attempts), lo, hi, float(jitter), float(multiplier))
 

@@ -84,8 +84,10 @@ def collect_errors() -> Iterator[list[BaseException]]:
         with collected_lock:
             collected.append(cause)
 
-    previous = _handler
-    set_error_handler(collect)
+    global _handler
+    with _lock:  # race: another thread swaps the handler between our read and our write
+        previous = _handler
+        _handler = collect
     try:
         yield collected
     finally:

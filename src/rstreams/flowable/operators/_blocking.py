@@ -77,8 +77,10 @@ def _check_timeout(name: str, timeout: object) -> float | None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, int | float):
         raise TypeError(f"{name}(): timeout must be a number of seconds or None, got {timeout!r}")
-    if timeout < 0:
-        raise ValueError(f"{name}(): timeout must be >= 0, got {timeout}")
+    if not timeout >= 0:  # NaN too: it would time out at once
+        raise ValueError(f"{name}(): timeout must be >= 0 seconds or None, got {timeout!r}")
+    if timeout > threading.TIMEOUT_MAX:  # inf, 1e300: no deadline (Event.wait would overflow)
+        return None
     return float(timeout)
 
 
@@ -193,6 +195,10 @@ class _QueueSubscriber(Generic[T]):
             _none_argument(self, "on_error")
         if self._done:
             plugins.on_error(error, "blocking bridge: on_error after termination")
+            return
+        if self._cancelled:  # the consumer left (close/break/timeout): nobody will raise it
+            self._done = True
+            plugins.on_error(error, "blocking bridge: on_error after the consumer cancelled")
             return
         self._upstream.set(CANCELLED)  # rule 2.4: terminated, so the consumer's final cancel is a no-op
         self._error = error
@@ -465,7 +471,10 @@ class _EventSubscriber(Generic[T]):
                     )
                 self._event.wait()  # a signal won just now: it sets the event right after
         except BaseException:
-            self.cancel()  # e.g. KeyboardInterrupt while waiting
+            # e.g. KeyboardInterrupt while waiting: the waiter is gone, so take the decision (a
+            # later error then goes to the plugins instead of being stored for nobody) and cancel
+            self._once.try_set()
+            self.cancel()
             raise
         err = self._error
         if err is not None:

@@ -12,7 +12,8 @@ What happens when the callback raises:
   (``rstreams.plugins``): ``request``/``cancel`` must return normally (rules 3.15, 3.16) and the
   stream has already terminated for ``do_finally``.
 
-``do_on_cancel`` runs once, on the first downstream cancel. ``do_finally`` runs exactly once, after
+``do_on_cancel`` runs once, on the first downstream cancel that comes before the terminal signal
+(a cancel after ``on_error``/``on_complete`` is a no-op, rule 2.4). ``do_finally`` runs exactly once, after
 ``on_error``/``on_complete`` was passed downstream or after the downstream cancelled, whichever comes
 first: an :class:`~rstreams._internal.atomics.AtomicFlag` decides (race: cancel on the downstream
 thread vs a terminal signal on the upstream thread).
@@ -179,7 +180,9 @@ class _DoOnCancelSubscriber(BasicSubscriber[T, T]):
         self.downstream.on_next(item)
 
     def cancel(self) -> None:
-        if self._once.try_set():
+        # rule 2.4: after on_error/on_complete the subscription counts as cancelled, so a late
+        # cancel is a no-op for the callback (it would report a cancel that never happened)
+        if not self.done and self._once.try_set():
             try:
                 self._fn()
             except Exception as e:

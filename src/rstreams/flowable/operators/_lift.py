@@ -16,6 +16,8 @@ __all__ = ["lift"]
 T = TypeVar("T")
 R = TypeVar("R")
 
+_SIGNALS = ("on_subscribe", "on_next", "on_error", "on_complete")
+
 
 @final
 class _LiftFlowable(Flowable[R]):
@@ -33,6 +35,16 @@ class _LiftFlowable(Flowable[R]):
             return
         if upstream_subscriber is None:
             error_empty(subscriber, NoneElementError("lift(): the operator returned None instead of a Subscriber"))
+            return
+        missing = [m for m in _SIGNALS if not callable(getattr(upstream_subscriber, m, None))]
+        if missing:  # it could never call on_subscribe downstream: the subscriber would hang (rule 1.9)
+            error_empty(
+                subscriber,
+                TypeError(
+                    f"lift(): the operator returned {type(upstream_subscriber).__name__}, not a Subscriber "
+                    f"(missing {', '.join(missing)}); it must return the Subscriber to subscribe upstream"
+                ),
+            )
             return
         if not getattr(upstream_subscriber, "_rs_no_wrap", False):
             upstream_subscriber = StrictSubscriber(upstream_subscriber)
