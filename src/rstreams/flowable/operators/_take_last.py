@@ -175,7 +175,11 @@ def take_last(source: Flowable[T], count: int) -> Flowable[T]:
     if fz is not None:
         up = fz.sizer
         sizer: Sizer | None = None
-        if up is not None:
+        # The unfused take_last consumes its upstream unbounded at subscription, so an upstream
+        # error (a raising mapper, a None element) arrives with no demand. A known size would make
+        # the driver skip that look-ahead and run the whole upstream at the first request; only
+        # an upstream that can neither fail nor run user code (a range) keeps its size here.
+        if up is not None and fz.none_free and not fz.user:
 
             def sizer() -> int | None:
                 s = up()
