@@ -8,6 +8,8 @@ Mapping of the JVM exceptions (see ``DESIGN.md``): ``NullPointerException`` -> :
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "RStreamsError",
     "ProtocolViolationError",
@@ -39,8 +41,8 @@ class ProtocolViolationError(RStreamsError, RuntimeError):
         self.detail = detail
         super().__init__(f"Rule {rule} violated: {detail}")
 
-    def __reduce__(self) -> tuple[type[ProtocolViolationError], tuple[str, str]]:
-        return (type(self), (self.rule, self.detail))
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.rule, self.detail), self.__dict__)
 
 
 class MissingBackpressureError(RStreamsError, RuntimeError):
@@ -58,11 +60,16 @@ class UndeliverableError(RStreamsError, RuntimeError):
 
     def __init__(self, cause: BaseException, context: str = "") -> None:
         self.cause = cause
+        self.context = context
         msg = f"undeliverable error: {type(cause).__name__}: {cause}"
         if context:
             msg += f" ({context})"
         super().__init__(msg)
         self.__cause__ = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy (process pools, Spark executors): rebuild from the cause, not the message
+        return (type(self), (self.cause, self.context), self.__dict__)
 
 
 class OnErrorNotImplementedError(RStreamsError, RuntimeError):
@@ -75,6 +82,9 @@ class OnErrorNotImplementedError(RStreamsError, RuntimeError):
             "callback; pass on_error=... to handle it"
         )
         self.__cause__ = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.cause,), self.__dict__)
 
 
 class NoneElementError(RStreamsError, TypeError):

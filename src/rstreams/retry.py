@@ -58,6 +58,10 @@ class RetryExhaustedError(RStreamsError):
         )
         self.__cause__ = last
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickle/copy (process pools, Spark executors): the constructor takes (attempts, last)
+        return (type(self), (self.attempts, self.last), self.__dict__)
+
 
 def _default_filter(error: BaseException) -> bool:
     return isinstance(error, Exception)

@@ -6,7 +6,9 @@ before the fix that came with them.
 
 from __future__ import annotations
 
+import copy
 import math
+import pickle
 import threading
 import types
 from collections.abc import Iterator
@@ -18,9 +20,16 @@ from rstreams._internal.atomics import AtomicInt
 from rstreams._internal.drain import ErrorCollector, HalfSerializer
 from rstreams._internal.queues import MpscQueue, SpscQueue
 from rstreams._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from rstreams.errors import BadRequestError, NoneElementError, NoSuchElementError, ProtocolViolationError
+from rstreams.errors import (
+    BadRequestError,
+    NoneElementError,
+    NoSuchElementError,
+    OnErrorNotImplementedError,
+    ProtocolViolationError,
+    UndeliverableError,
+)
 from rstreams.flowable.operators import _blocking
-from rstreams.retry import Retry
+from rstreams.retry import Retry, RetryExhaustedError
 from rstreams.testing import TestPublisher, TestSubscriber, Violation
 
 WAIT = 5.0
@@ -485,3 +494,33 @@ def test_retry_backoff_refuses_nan_multiplier() -> None:
     """Regression: multiplier=nan was accepted (every delay silently became 0)."""
     with pytest.raises(ValueError, match="multiplier"):
         Retry.backoff(3, 0.1, multiplier=math.nan)
+
+
+def test_bounded_offer_many_leaves_what_did_not_fit_in_the_iterator() -> None:
+    """Regression: the whole iterator was consumed and the elements beyond the room were lost."""
+    for q in (SpscQueue[int](capacity=2), MpscQueue[int](capacity=2)):
+        source = iter(range(5))
+        assert q.offer_many(source) == 2
+        assert list(source) == [2, 3, 4]
+        assert q.poll_many(5) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        UndeliverableError(ValueError("v"), "after cancel"),
+        OnErrorNotImplementedError(KeyError("k")),
+        RetryExhaustedError(3, OSError("o")),
+        ProtocolViolationError("1.9", "x"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_errors_survive_pickle_and_copy(error: BaseException) -> None:
+    """Regression: UndeliverableError, OnErrorNotImplementedError and RetryExhaustedError could not be
+    pickled or copied (process pools, Spark executors): their constructors were fed the message."""
+    error.add_note("a note")
+    for clone in (pickle.loads(pickle.dumps(error)), copy.copy(error), copy.deepcopy(error)):
+        assert type(clone) is type(error)
+        assert str(clone) == str(error)
+        assert type(clone.__cause__) is type(error.__cause__)
+        assert clone.__notes__ == ["a note"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterable
+from itertools import islice
 from typing import Generic, TypeVar
 
 __all__ = ["SpscQueue", "MpscQueue"]
@@ -56,7 +57,7 @@ class SpscQueue(Generic[T]):
         room = cap - len(self._q)
         if room <= 0:
             return 0
-        batch = list(items)[:room]
+        batch = list(islice(items, room))  # an iterator keeps what did not fit (never consumed)
         self._q.extend(batch)
         return len(batch)
 
