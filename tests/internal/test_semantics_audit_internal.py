@@ -12,6 +12,7 @@ import pickle
 import threading
 import types
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -524,3 +525,12 @@ def test_errors_survive_pickle_and_copy(error: BaseException) -> None:
         assert str(clone) == str(error)
         assert type(clone.__cause__) is type(error.__cause__)
         assert clone.__notes__ == ["a note"]
+
+
+@pytest.mark.parametrize("bad", [None, "text"])
+def test_plugins_on_error_never_raises_even_for_a_non_exception(bad: Any) -> None:
+    """Regression: on_error("text") raised TypeError from setting __cause__ (the hook must never raise)."""
+    with plugins.collect_errors() as errors:
+        plugins.on_error(bad)
+    assert len(errors) == 1 and isinstance(errors[0], TypeError)
+    assert "rule 2.13" in str(errors[0])

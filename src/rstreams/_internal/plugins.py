@@ -57,6 +57,8 @@ def on_error(error: BaseException, context: str = "") -> None:
 
     Errors that are not already :class:`~rstreams.errors.UndeliverableError` are wrapped in one.
     """
+    if not isinstance(error, BaseException):  # a caller's bug: report it rather than raise here
+        error = TypeError(f"plugins.on_error() expects an exception, got {error!r} (rule 2.13)")
     if not isinstance(error, UndeliverableError):
         error = UndeliverableError(error, context)
     handler = _handler
