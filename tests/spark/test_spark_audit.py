@@ -90,7 +90,7 @@ def test_cancel_mid_batch_does_not_commit_the_undelivered_rows(spark: Any, tmp_p
         first.await_done(60).assert_complete()
         got = first.values
         assert sorted(got[:10]) == list(range(10)) and set(got[10:]) < set(range(10, 20))  # micro-batch order
-        assert _wait(lambda: not spark.streams.active and not _stream_threads(), 30)
+        # re-subscribed at once: waits for the first query (cancelled by take) to stop and release the checkpoint
         second = from_stream(stream, as_="rows", checkpoint=ckpt).map(lambda r: r[1]).take(10).test()
         second.await_done(60).assert_complete()
         assert sorted(second.values) == list(range(10, 20))  # micro-batch 1 replayed whole
@@ -338,5 +338,27 @@ def test_arrow_mode_emits_no_empty_batches_for_filtered_out_micro_batches(spark:
         values = sorted(v for b in ts.values for v in b.column("value").to_pylist())
         assert values[:10] == list(range(10)) and all(v % 20 < 10 for v in values)
         assert _wait(lambda: not q.isActive, 30)
+    finally:
+        _stop_all(spark)
+
+
+def test_pandas_mode_and_a_second_subscriber_on_a_busy_checkpoint(spark: Any, tmp_path: Path) -> None:
+    # was: as_="pandas" (a from_dataframe mode) was refused by from_stream
+    ckpt = str(tmp_path / "ckpt")
+    f = from_stream(_rate(spark, 10), as_="pandas", checkpoint=ckpt)
+    a: TestSubscriber[Any] = TestSubscriber(2)
+    f.subscribe(a)
+    try:
+        a.await_count(2, 60)
+        assert sorted(v for frame in a.values for v in frame["value"]) == list(range(10))  # micro-batch 0
+        qa = _query_of(a)
+        # was: Spark (stopActiveRunOnRestart) stopped the first query to start this one, and the stop
+        # waited on its parked batch function; the second query re-read micro-batch 1
+        b: TestSubscriber[Any] = f.test()  # the same checkpoint while the first query runs: refused
+        b.await_done(60)
+        assert len(b.errors) == 1 and "in use" in str(b.errors[0]) and b.values == []
+        assert qa.isActive
+        a.cancel()
+        assert _wait(lambda: not qa.isActive and not _stream_threads(), 30)
     finally:
         _stop_all(spark)

@@ -19,15 +19,31 @@ import os
 import shutil
 import tempfile
 import threading
-from typing import Any
+import time
+from typing import Any, Final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._spec import Subscriber
+from ..errors import RStreamsError
 from ..flowable import Flowable
 
-__all__ = ["from_stream"]
+__all__ = ["from_stream", "landed_stream", "CheckpointInUseError"]
+
+
+class CheckpointInUseError(RStreamsError, RuntimeError):
+    """A from_stream subscription asked for a checkpoint that a running one of this process uses."""
+
+
+# Checkpoints of the queries from_stream runs in this process. Spark's own guard
+# (spark.sql.streaming.stopActiveRunOnRestart) would stop the running query to start the second one,
+# and that stop waits on the first query's batch function parked for demand: forever with the
+# default stopTimeout, and both queries then consume the same micro-batches.
+# race: two subscriptions starting on one checkpoint on two threads; the set is guarded by the lock
+_checkpoints_lock = threading.Condition()
+_checkpoints_in_use: dict[str, _StreamSubscription] = {}
+_RELEASE_WAIT: Final = 60.0  # how long a new subscription waits for a cancelled one's query to stop
 
 
 class _Abandoned(Exception):
@@ -59,6 +75,7 @@ class _StreamSubscription:
         # a rule 3.9 error waiting for the query to end: delivered by the watcher thread once the batch
         # function has returned, so on_error never overlaps an on_next on Spark's thread (rule 1.3)
         self._bad_request: AtomicRef[tuple[Subscriber[Any], BaseException] | None] = AtomicRef(None)
+        self._claimed: str | None = None  # the checkpoint key held in _checkpoints_in_use
         self.micro_batches = 0
 
     def start(self) -> None:
@@ -86,9 +103,29 @@ class _StreamSubscription:
         finally:
             self._cleanup()
 
+    def claim_checkpoint(self) -> bool:
+        if self._owns_checkpoint:
+            return True  # a fresh temporary directory
+        key = os.path.realpath(self._checkpoint)
+        deadline = time.monotonic() + _RELEASE_WAIT
+        with _checkpoints_lock:
+            while (holder := _checkpoints_in_use.get(key)) is not None:
+                left = deadline - time.monotonic()
+                if not holder._cancelled.is_set() or left <= 0:
+                    return False
+                _checkpoints_lock.wait(left)  # a cancelled subscription's query is stopping: resume after it
+            _checkpoints_in_use[key] = self
+        self._claimed = key
+        return True
+
     def _cleanup(self) -> None:
         if self._owns_checkpoint:
             shutil.rmtree(self._checkpoint, ignore_errors=True)
+        key, self._claimed = self._claimed, None
+        if key is not None:
+            with _checkpoints_lock:
+                _checkpoints_in_use.pop(key, None)
+                _checkpoints_lock.notify_all()
 
     def _deliver_bad_request(self) -> bool:
         pending = self._bad_request.get_and_set(None)
@@ -136,6 +173,8 @@ class _StreamSubscription:
             from ._source import batch_to_rows
 
             items = itertools.chain.from_iterable(map(batch_to_rows, items))
+        elif self._as == "pandas":
+            items = (b.to_pandas() for b in items)
         for item in items:
             d = self._downstream
             if not self._await_demand() or d is None:
@@ -207,6 +246,14 @@ class _StreamFlowable(Flowable[Any]):
             s._deliver_bad_request()
             s._cleanup()
             return
+        if not s.claim_checkpoint():
+            s._terminate(
+                CheckpointInUseError(
+                    f"from_stream: checkpoint {self._checkpoint!r} is in use by a running subscription "
+                    "of this process; one query per checkpoint (cancel the other, or pass another checkpoint)"
+                )
+            )
+            return
         try:
             s.start()
         except Exception as e:
@@ -217,6 +264,11 @@ class _StreamFlowable(Flowable[Any]):
 
 def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None = None, trigger: dict[str, Any] | None = None) -> Flowable[Any]:
     """A Flowable over a streaming DataFrame's micro-batches, paced by downstream demand.
+
+    ``as_``: ``pyarrow.RecordBatch``es (``"arrow"``), row tuples (``"rows"``) or pandas frames
+    (``"pandas"``), as :func:`from_dataframe`. Each subscription starts its own query; with
+    ``checkpoint=`` a new subscription resumes after the last committed micro-batch (a second
+    concurrent one on the same checkpoint gets :class:`CheckpointInUseError` in ``on_error``).
 
     Example::
 
@@ -229,8 +281,8 @@ def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None
     ``maxFilesPerTrigger``, ``rowsPerBatch``...). Scheduler: elements are emitted on Spark's
     micro-batch thread. Cancel stops the query. Classic (non-Connect) Spark only.
     """
-    if as_ not in ("arrow", "rows"):
-        raise ValueError(f"from_stream(): as_ must be 'arrow' or 'rows', got {as_!r}")
+    if as_ not in ("arrow", "rows", "pandas"):  # the modes of from_dataframe
+        raise ValueError(f"from_stream(): as_ must be 'arrow', 'rows' or 'pandas', got {as_!r}")
     if not getattr(streaming_df, "isStreaming", False):
         raise TypeError("from_stream(): expected a streaming DataFrame (spark.readStream...)")
     if type(streaming_df).__module__.startswith("pyspark.sql.connect"):
