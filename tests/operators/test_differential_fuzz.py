@@ -217,6 +217,11 @@ class Op:
     model: Model | None = None
     tp_ok: bool = True  # the TestPublisher source gives the same interleaving
 
+    @property
+    def user(self) -> bool:
+        """The operator runs user code per element (so the fused driver does not look ahead)."""
+        return self.name.startswith(("map", "filter", "take_while", "skip_while", "scan", "flat_map", "concat_map", "switch_map", "buffer", "group_by", "window", "zip_with"))
+
 
 def _ops(rng: random.Random, data_values: list[int]) -> list[Callable[[], Op]]:
     """Factories of random operators; ``u(f)`` wraps a user function so its calls are counted."""
@@ -374,6 +379,8 @@ def _ops(rng: random.Random, data_values: list[int]) -> list[Callable[[], Op]]:
         )
 
     def op_zip() -> Op:
+        # tp_ok=False: a zip whose other side ends first cancels the TestPublisher side before it
+        # emitted (it emits only after the request returned), so the zipper runs fewer times
         m = rng.randrange(0, 8)
         other = list(range(m))
         if rng.random() < 0.5:
@@ -381,11 +388,13 @@ def _ops(rng: random.Random, data_values: list[int]) -> list[Callable[[], Op]]:
                 f"zip_with(range(0, {m}), a*10+b)",
                 lambda u: lambda s: s.zip_with(Flowable.range(0, m), u(lambda a, b: a * 10 + b)),
                 _m_zip(other),
+                tp_ok=False,
             )
         return Op(
             f"zip_with(from_iterable(range({m})).hide(), a*10+b)",
             lambda u: lambda s: s.zip_with(Flowable.from_iterable(other).hide(), u(lambda a, b: a * 10 + b)),
             _m_zip(other),
+            tp_ok=False,
         )
 
     def op_merge() -> Op:
@@ -643,7 +652,19 @@ def _run_case(seed: int) -> None:
         return
     for name, (trace, _, _) in results.items():
         signals = [t[:-1] for t in trace]
-        problem = signals != [t[:-1] for t in ref]
+        ref_signals = [t[:-1] for t in ref]
+        if name == "fused" and any(o.user for o in ops):
+            # Documented choice (docs/design-notes.md, "Session 4 audit": "Fusion never runs user
+            # code ahead of demand"; _fused.py: chains with user stages look ahead only at the
+            # source): where the unfused chain learns of its end through a prefetching operator
+            # (flat_map_iterable, buffer, ...) that ran user functions ahead, the fused chain
+            # completes at the next request instead. Completion may lag, never lead.
+            lag_ok = all(
+                a[:2] == b[:2] and a[3] == b[3] and a[2] <= b[2] for a, b in zip(signals, ref_signals, strict=True)
+            ) and (0 in steps or signals[-1] == ref_signals[-1])
+            if lag_ok:
+                ref_signals = signals
+        problem = signals != ref_signals
         if not problem and not (tolerant and name in ("fused", "hidden")):
             calls = [t[-1] for t in trace]
             ref_calls = [t[-1] for t in ref]
@@ -723,3 +744,36 @@ def test_fused_take_last_signals_an_upstream_error_without_demand(src: Callable[
     ts2.assert_no_values().assert_not_complete()
     ts2.request(5)
     ts2.assert_result(4, 5)
+
+
+class _FailsAfter:
+    """Yields ``items`` then raises Boom (no size: the fused driver cannot see its end)."""
+
+    def __init__(self, *items: int) -> None:
+        self.items = items
+
+    def __iter__(self) -> Iterator[int]:
+        yield from self.items
+        raise Boom("source")
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_short_circuit_aggregate_decided_before_a_source_error(hide: bool) -> None:
+    # found by the fuzzer (seed 5011): all(x<8) over [8, 1] then an iterator error. The decisive
+    # 8 comes first, so the answer is False and the iterator is never advanced again (RxJava's
+    # fromIterable checks cancellation before pulling). The fused fold lost the partial chunk and
+    # failed with the error; the batched path delivered False but reported the error pulled ahead
+    # in the same batch to the undeliverable hook.
+    for make, want in (
+        (lambda s: s.all(lambda x: x < 8), False),
+        (lambda s: s.any(lambda x: x > 7), True),
+        (lambda s: s.contains(8), True),
+        (lambda s: s.map(lambda x: x).contains(8), True),
+    ):
+        src = Flowable.from_iterable(_FailsAfter(8, 1))
+        with plugins.collect_errors() as undeliverable:
+            ts = make(src.hide() if hide else src).test()
+        ts.assert_result(want).assert_no_violations()
+        assert not undeliverable
+    ts2 = Flowable.from_iterable(_FailsAfter(1, 2)).all(lambda x: x < 8).test()
+    ts2.assert_error(Boom).assert_no_values()

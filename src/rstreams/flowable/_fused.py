@@ -49,10 +49,14 @@ _BATCH: Final = 4096  # the largest batch handed over at once (memory stays boun
 _UNBOUNDED_BATCH: Final = 256
 
 
-def _take_batch(src: Iterator[Any], n: int, on_batch: Callable[[list[Any]], Any], fusion: Fusion[Any]) -> list[Any]:
+def _take_batch(
+    src: Iterator[Any], n: int, on_batch: Callable[[list[Any]], Any], fusion: Fusion[Any], sub: IterSubscription[Any]
+) -> list[Any]:
     """Pull up to ``n`` elements and hand them over as one batch. If the chain fails (or yields
     None) part-way, the elements before it are handed over first, then the error is raised: the
-    same signals as the one-by-one path."""
+    same signals as the one-by-one path. If the batch made the consumer cancel (``all``,
+    ``contains`` deciding on an element before the failure), the failure is dropped: the
+    one-by-one path never pulls the chain after a cancel, so it never sees that error."""
     chunk: list[Any] = []
     failure: Exception | None = None
     try:
@@ -66,6 +70,8 @@ def _take_batch(src: Iterator[Any], n: int, on_batch: Callable[[list[Any]], Any]
     if chunk:
         on_batch(chunk)
     if failure is not None:
+        if chunk and sub._cancelled:
+            return chunk
         raise failure
     return chunk
 
@@ -443,7 +449,7 @@ class IterSubscription(Generic[T]):
                         # batch protocol under unbounded demand: C-speed slices, one call each;
                         # cancellation is checked per batch (rule 3.12: "eventually")
                         while not self._cancelled:
-                            chunk = _take_batch(src, _UNBOUNDED_BATCH, on_batch, self._fusion)
+                            chunk = _take_batch(src, _UNBOUNDED_BATCH, on_batch, self._fusion, self)
                             if len(chunk) < _UNBOUNDED_BATCH:
                                 break
                         if self._cancelled:
@@ -480,7 +486,7 @@ class IterSubscription(Generic[T]):
                 head = _END
                 if on_batch is not None:
                     # batch hand-off (to observe_on & co.): one C-speed slice, one call per batch
-                    count = len(_take_batch(src, want, on_batch, self._fusion))
+                    count = len(_take_batch(src, want, on_batch, self._fusion, self))
                 elif not self._cancelled:
                     for x in src:
                         if x is None:

@@ -241,16 +241,23 @@ def _fold_fused(fz: Fusion[Any], folder: _Folder[Any, Any], subscriber: Subscrib
         it = fz.factory()
         stop = False
         while not cancelled[0]:
-            chunk = list(islice(it, _CHUNK))
-            if not chunk:
-                break
+            chunk: list[Any] = []
+            failure: Exception | None = None
+            try:
+                chunk.extend(islice(it, _CHUNK))  # extend keeps what it got if the chain raises
+            except Exception as e:
+                failure = e
             i = none_index(chunk)
-            if i >= 0:
-                acc = folder.chunk(acc, chunk[:i])
+            if i >= 0 or failure is not None:
+                # the elements before the failure (or the None) are folded first: a short-circuit
+                # (all, any, contains) decided by one of them wins, as on the one-by-one path
+                acc = folder.chunk(acc, chunk[:i] if i >= 0 else chunk)
                 if acc is _STOP:
                     stop = True
                     break
-                raise fz.none_error()
+                raise fz.none_error() if i >= 0 else failure  # type: ignore[misc]
+            if not chunk:
+                break
             acc = folder.chunk(acc, chunk)
             if acc is _STOP:
                 stop = True
