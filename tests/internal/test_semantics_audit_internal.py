@@ -10,13 +10,14 @@ import copy
 import math
 import pickle
 import threading
+import traceback
 import types
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from rstreams import Flowable, plugins
+from rstreams import Flowable, plugins, schedulers
 from rstreams._internal.atomics import AtomicInt
 from rstreams._internal.drain import ErrorCollector, HalfSerializer
 from rstreams._internal.queues import MpscQueue, SpscQueue
@@ -534,3 +535,43 @@ def test_plugins_on_error_never_raises_even_for_a_non_exception(bad: Any) -> Non
         plugins.on_error(bad)
     assert len(errors) == 1 and isinstance(errors[0], TypeError)
     assert "rule 2.13" in str(errors[0])
+
+
+def _fail_in_worker() -> int:
+    raise LookupError("from the worker")
+
+
+@pytest.mark.parametrize("bridge", ["blocking_first", "blocking_last", "blocking_iterable", "blocking_subscribe"])
+def test_blocking_bridges_raise_the_original_error_with_its_traceback(bridge: str) -> None:
+    src = Flowable.from_callable(_fail_in_worker).subscribe_on(schedulers.computation())
+    with pytest.raises(LookupError) as info:
+        if bridge == "blocking_iterable":
+            list(src.blocking_iterable())
+        else:
+            getattr(src, bridge)()
+    names = [frame.f_code.co_name for frame, _ in traceback.walk_tb(info.value.__traceback__)]
+    assert "_fail_in_worker" in names  # the worker's frames are kept
+
+
+def test_blocking_iterable_interrupted_wait_cancels_the_upstream(monkeypatch: pytest.MonkeyPatch) -> None:
+    class InterruptedCondition(threading.Condition):
+        def wait(self, timeout: float | None = None) -> bool:
+            raise KeyboardInterrupt
+
+    fake = types.SimpleNamespace(Event=threading.Event, Condition=InterruptedCondition, Lock=threading.Lock)
+    monkeypatch.setattr(_blocking, "threading", fake)
+    tp: TestPublisher[int] = TestPublisher.create()
+    it = Flowable.from_publisher(tp).blocking_iterable(4)
+    with pytest.raises(KeyboardInterrupt):
+        next(it)
+    monkeypatch.undo()
+    tp.assert_was_cancelled()
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_blocking_first_timeout_leaves_no_subscription_behind() -> None:
+    cancels: list[int] = []
+    with pytest.raises(TimeoutError):
+        Flowable.timer(30.0).do_on_cancel(lambda: cancels.append(1)).blocking_first(timeout=0.05)
+    assert cancels == [1]
