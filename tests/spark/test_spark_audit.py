@@ -362,3 +362,22 @@ def test_pandas_mode_and_a_second_subscriber_on_a_busy_checkpoint(spark: Any, tm
         assert _wait(lambda: not qa.isActive and not _stream_threads(), 30)
     finally:
         _stop_all(spark)
+
+
+def test_query_failure_reaches_on_error_and_leaves_nothing_behind(spark: Any) -> None:
+    from pyspark.sql.functions import col, raise_error, when
+
+    bad = _rate(spark, 10).select(when(col("value") >= 15, raise_error("boom")).otherwise(col("value")).alias("v"))
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    from_stream(bad, as_="rows").subscribe(ts)
+    sub = ts.subscription
+    try:
+        ts.request(10**6)
+        ts.await_done(60)
+        assert len(ts.errors) == 1 and "boom" in str(ts.errors[0])
+        assert sorted(r[0] for r in ts.values) == list(range(10))  # micro-batch 0, then batch 1 fails
+        assert _wait(lambda: not _stream_threads(), 30)
+        assert not os.path.exists(sub._checkpoint)  # type: ignore[union-attr]
+        ts.assert_no_violations()
+    finally:
+        _stop_all(spark)
