@@ -575,3 +575,10 @@ def test_blocking_first_timeout_leaves_no_subscription_behind() -> None:
     with pytest.raises(TimeoutError):
         Flowable.timer(30.0).do_on_cancel(lambda: cancels.append(1)).blocking_first(timeout=0.05)
     assert cancels == [1]
+
+
+def test_set_error_handler_refuses_a_non_callable() -> None:
+    """Regression: set_error_handler(5) was accepted; every later error then hit a TypeError."""
+    with pytest.raises(TypeError, match="callable"):
+        plugins.set_error_handler(5)  # type: ignore[arg-type]
+    assert not isinstance(plugins.get_error_handler(), int)

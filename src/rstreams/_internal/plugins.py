@@ -43,6 +43,11 @@ def _default_handler(error: BaseException) -> None:
 def set_error_handler(handler: ErrorHandler | None) -> None:
     """Install ``handler`` for undeliverable errors; ``None`` restores the logging default."""
     global _handler
+    if handler is not None and not callable(handler):
+        raise TypeError(
+            f"set_error_handler(): the handler must be a callable taking the error, or None, "
+            f"got {type(handler).__name__}"
+        )
     with _lock:
         _handler = handler
 
