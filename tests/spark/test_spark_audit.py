@@ -316,6 +316,10 @@ def test_check_java_names_a_broken_java_home(tmp_path: Path, monkeypatch: pytest
     fake.chmod(0o755)
     with pytest.raises(SparkUnavailableError, match="exited with 1.*jvm.cfg"):
         check_java()
+    monkeypatch.delenv("JAVA_HOME")
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(SparkUnavailableError, match="no `java` on PATH and no JAVA_HOME.*openjdk-17"):
+        check_java()
 
 
 def test_from_stream_refuses_a_spark_connect_dataframe() -> None:

@@ -144,8 +144,8 @@ def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) 
 
     A session already running in this process (of this thread, or the default one) is returned as
     is; the ``conf`` given here is applied to it where Spark allows it at runtime, and a different
-    ``master`` only warns. ``master`` defaults to ``$SPARK_MASTER`` or ``local[*]``; ``conf`` keys use underscores or dots
-    (``spark_sql_shuffle_partitions=8`` == ``"spark.sql.shuffle.partitions": 8``). Arrow is enabled
+    ``master`` only warns. ``master`` defaults to ``$SPARK_MASTER`` or ``local[*]``; ``conf`` keys
+    use underscores or dots (``spark_sql_shuffle_partitions=8`` == ``"spark.sql.shuffle.partitions": 8``). Arrow is enabled
     and the UI is off unless asked (``spark_ui_enabled="true"``).
 
     Example::
@@ -168,7 +168,10 @@ def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) 
         # a running session is reused as is (pyspark would re-apply DEFAULT_CONF to it through
         # builder.getOrCreate(), overriding what its owner set); only settings the caller passes
         # here are applied, and a different master cannot be had without stopping it first
-        running = active.sparkContext.master
+        try:
+            running = active.sparkContext.master if master is not None else None
+        except Exception:  # a Spark Connect session has no SparkContext
+            running = "a Spark Connect server"
         if master is not None and master != running:
             warnings.warn(
                 f"rstreams.spark.session({master!r}): a SparkSession with master {running!r} is already "
