@@ -21,7 +21,8 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
   (``__del__``).
 
 ``blocking_first``/``blocking_last`` wait on a ``threading.Event`` (set once per stream); with
-``timeout`` they cancel and raise ``TimeoutError``. The timeout bounds the wait for signals from
+``timeout`` they cancel and raise ``TimeoutError`` (``timeout=math.inf``, or anything above
+``threading.TIMEOUT_MAX``, means no deadline; NaN is refused). The timeout bounds the wait for signals from
 other threads: a synchronous source runs on the calling thread, inside ``subscribe`` (the fused
 ``blocking_last`` also checks the deadline once per chunk of 4096 elements). ``blocking_subscribe`` runs the callbacks on the
 calling thread. ``to_future`` returns a ``concurrent.futures.Future`` whose ``cancel()`` cancels the
