@@ -385,3 +385,25 @@ def test_query_failure_reaches_on_error_and_leaves_nothing_behind(spark: Any) ->
         ts.assert_no_violations()
     finally:
         _stop_all(spark)
+
+
+def test_spark_progress_count_grows_only_with_demand(spark: Any) -> None:
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    from_stream(_rate(spark, 10), as_="rows").subscribe(ts)
+    try:
+        q = _query_of(ts)
+        time.sleep(2.5)
+        assert q.recentProgress == [] and ts.values == []  # micro-batch 0 waits for demand inside Spark
+        ts.request(10)
+        ts.await_count(10, 60)
+        assert _wait(lambda: len(q.recentProgress) == 1, 30)
+        time.sleep(2.5)
+        assert len(q.recentProgress) == 1 and len(ts.values) == 10  # micro-batch 1 waits again
+        ts.request(5)
+        ts.await_count(15, 60)
+        time.sleep(1.0)
+        assert len(q.recentProgress) == 1  # half of micro-batch 1 emitted: not committed yet
+        ts.cancel()
+        assert _wait(lambda: not q.isActive, 30)
+    finally:
+        _stop_all(spark)
