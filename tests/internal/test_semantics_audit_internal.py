@@ -582,3 +582,24 @@ def test_set_error_handler_refuses_a_non_callable() -> None:
     with pytest.raises(TypeError, match="callable"):
         plugins.set_error_handler(5)  # type: ignore[arg-type]
     assert not isinstance(plugins.get_error_handler(), int)
+
+
+def test_do_finally_once_when_cancel_races_the_terminal() -> None:
+    for _ in range(200):
+        calls = AtomicInt()
+        tp: TestPublisher[int] = TestPublisher.create()
+        ts: TestSubscriber[int] = TestSubscriber()
+        Flowable.from_publisher(tp).do_finally(calls.increment_and_get).subscribe(ts)
+        barrier = threading.Barrier(2)
+
+        def complete(tp: TestPublisher[int] = tp, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait(WAIT)
+            tp.complete()
+
+        t = threading.Thread(target=complete)
+        t.start()
+        barrier.wait(WAIT)
+        ts.cancel()
+        t.join(WAIT)
+        assert calls.get() == 1
+        ts.assert_no_violations()
