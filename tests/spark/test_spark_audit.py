@@ -407,3 +407,51 @@ def test_spark_progress_count_grows_only_with_demand(spark: Any) -> None:
         assert _wait(lambda: not q.isActive, 30)
     finally:
         _stop_all(spark)
+
+
+def test_bad_request_from_another_thread_does_not_overlap_on_next(spark: Any) -> None:
+    # rule 1.3: request(0) from another thread while on_next runs on Spark's thread; the 3.9
+    # error waits for the query to stop (after the batch function returned) instead of racing on_next
+    inside = threading.Event()
+    release = threading.Event()
+    events: list[str] = []
+    lock = threading.Lock()  # events is appended from Spark's thread and the watcher thread
+    done = threading.Event()
+
+    class Slow:
+        def on_subscribe(self, s: Any) -> None:
+            self.s = s
+            s.request(1)
+
+        def on_next(self, item: Any) -> None:
+            with lock:
+                events.append("next-start")
+            inside.set()
+            release.wait(30)
+            with lock:
+                events.append("next-end")
+
+        def on_error(self, e: BaseException) -> None:
+            with lock:
+                events.append(f"error:{'3.9' in str(e)}")
+            done.set()
+
+        def on_complete(self) -> None:
+            done.set()
+
+    sub = Slow()
+    from_stream(_rate(spark, 10)).subscribe(sub)
+    try:
+        assert inside.wait(60)
+        threading.Thread(target=sub.s.request, args=(0,)).start()
+        time.sleep(1.0)
+        with lock:
+            assert events == ["next-start"]  # no on_error while on_next runs
+        release.set()
+        assert done.wait(30)
+        with lock:
+            assert events == ["next-start", "next-end", "error:True"]
+        assert _wait(lambda: not _stream_threads(), 30)
+    finally:
+        release.set()
+        _stop_all(spark)
