@@ -264,3 +264,14 @@ def test_adaptive_first_batch_of_arrow_elements_is_sized_by_bytes(tmp_path: Path
     r = s.result(30)
     assert r.rows == 20_000 and r.batches == 1
     assert sorted(_read_ids(tmp_path)) == list(range(20_000))
+
+
+def test_sink_write_error_pickles_with_its_fields() -> None:
+    import copy
+    import pickle
+
+    e = SinkWriteError(3, 100, 200, 100, OSError("disk full"))
+    for back in (pickle.loads(pickle.dumps(e)), copy.copy(e)):
+        assert isinstance(back, SinkWriteError) and str(back) == str(e)
+        assert (back.batch_id, back.start_row, back.end_row, back.committed_rows) == (3, 100, 200, 100)
+        assert isinstance(back.__cause__, OSError)

@@ -71,6 +71,11 @@ class SinkWriteError(RStreamsError, RuntimeError):
             + f" from {committed_rows} on were not written. Re-run the same stream to resume exactly there."
         )
         self.__cause__ = cause
+        self.cause = cause
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # picklable (process pools, Spark's error reporting): rebuilt from its fields
+        return (type(self), (self.batch_id, self.start_row, self.end_row, self.committed_rows, self.cause))
 
 
 @dataclass(frozen=True)
