@@ -119,7 +119,7 @@ def _m_dut(s: Stream) -> Stream:
 
 def enc(b: list[Any]) -> int:
     """A list as an int, so the elements stay ints for the next operator."""
-    return len(b) * 1000 + sum(b)
+    return len(b) * 1000 + int(sum(b))
 
 
 def _m_buffer(n: int, skip: int) -> Model:
@@ -624,6 +624,13 @@ def _run_case(seed: int) -> None:
             # makes the chain cancel, generate() reports the error to plugins (documented in
             # sources/_generate.py: "cancelled during this call ... the error must not vanish")
             undeliverable = [e for e in undeliverable if e.args != ("source",)]
+        if name != "fused" and any(o.name == "take(0)" for o in ops):
+            # take(0) completes and cancels in on_subscribe; a source that fails at subscription
+            # (an iterator failing at once, Flowable.error) still signals on_error right after
+            # on_subscribe, which take reports as undeliverable: RxJava does the same (fromIterable
+            # -> EmptySubscription.error; FlowableTake.onError after done -> RxJavaPlugins). The
+            # fused take(0) never opens the source at all.
+            undeliverable = []
         assert not undeliverable, f"[{name}] undeliverable errors {undeliverable!r}\n{desc}"
 
     ref_name = "generate" if "generate" in results else "hidden"
@@ -647,7 +654,9 @@ def _run_case(seed: int) -> None:
         longest = max((f[1] for f in finals.values()), key=len)
         for name, f in finals.items():
             # (the error may also beat a completion, e.g. take(n) waiting for its n-th value)
-            ok = f[1] == longest[: len(f[1])] and f[2] + len(f[3]) == 1
+            # (after an on_error_* fallback the values after the cut differ too)
+            recovered = any(o.name.startswith("on_error") for o in ops)
+            ok = (recovered or f[1] == longest[: len(f[1])]) and f[2] + len(f[3]) == 1
             assert ok or 0 in steps, f"{name} final {f} vs {ref_name} {finals[ref_name]}\n{desc}"
         return
     for name, (trace, _, _) in results.items():
@@ -658,9 +667,13 @@ def _run_case(seed: int) -> None:
             # code ahead of demand"; _fused.py: chains with user stages look ahead only at the
             # source): where the unfused chain learns of its end through a prefetching operator
             # (flat_map_iterable, buffer, ...) that ran user functions ahead, the fused chain
-            # completes at the next request instead. Completion may lag, never lead.
+            # completes at the next request instead. Likewise an error that the unfused chain
+            # meets at subscription through an operator that requests ahead (skip(n) requests n
+            # at subscription, as RxJava's) reaches the fused chain at the first request. The
+            # terminal signal may lag, never lead, and the values are the same.
             lag_ok = all(
-                a[:2] == b[:2] and a[3] == b[3] and a[2] <= b[2] for a, b in zip(signals, ref_signals, strict=True)
+                a[:2] == b[:2] and ((a[2], a[3]) == (b[2], b[3]) or (a[2], a[3]) == (0, []))
+                for a, b in zip(signals, ref_signals, strict=True)
             ) and (0 in steps or signals[-1] == ref_signals[-1])
             if lag_ok:
                 ref_signals = signals
@@ -679,9 +692,9 @@ def _run_case(seed: int) -> None:
                 problem = calls != ref_calls
         if problem:
             lines = [f"{name} differs from {ref_name} (label, values, completions, errors, user calls): {desc}"]
-            for a, b in zip(trace, ref, strict=False):
-                mark = "  " if a == b else "!!"
-                lines.append(f"{mark} {name:8} {a}\n{mark} {ref_name:8} {b}")
+            for got, exp in zip(trace, ref, strict=False):
+                mark = "  " if got == exp else "!!"
+                lines.append(f"{mark} {name:8} {got}\n{mark} {ref_name:8} {exp}")
             raise AssertionError("\n".join(lines))
 
     if 0 not in steps and all(o.model is not None for o in ops):
@@ -764,12 +777,13 @@ def test_short_circuit_aggregate_decided_before_a_source_error(hide: bool) -> No
     # fromIterable checks cancellation before pulling). The fused fold lost the partial chunk and
     # failed with the error; the batched path delivered False but reported the error pulled ahead
     # in the same batch to the undeliverable hook.
-    for make, want in (
+    cases: tuple[tuple[Callable[[Flowable[int]], Flowable[bool]], bool], ...] = (
         (lambda s: s.all(lambda x: x < 8), False),
         (lambda s: s.any(lambda x: x > 7), True),
         (lambda s: s.contains(8), True),
         (lambda s: s.map(lambda x: x).contains(8), True),
-    ):
+    )
+    for make, want in cases:
         src = Flowable.from_iterable(_FailsAfter(8, 1))
         with plugins.collect_errors() as undeliverable:
             ts = make(src.hide() if hide else src).test()
@@ -777,3 +791,52 @@ def test_short_circuit_aggregate_decided_before_a_source_error(hide: bool) -> No
         assert not undeliverable
     ts2 = Flowable.from_iterable(_FailsAfter(1, 2)).all(lambda x: x < 8).test()
     ts2.assert_error(Boom).assert_no_values()
+
+
+@pytest.mark.parametrize("op", ["distinct", "distinct_until_changed"])
+def test_fused_distinct_does_not_pull_duplicates_without_demand(op: str) -> None:
+    # found by the fuzzer (seed 20036): after the requested value, the fused driver looked one
+    # element ahead *through* distinct to complete eagerly, pulling the source past every
+    # duplicate: a source error surfaced without demand, and an endless run of duplicates hung
+    # request(1). The unfused operator (as RxJava's) requests one replacement per dropped duplicate.
+    import itertools
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    getattr(Flowable.from_iterable(itertools.repeat(1)), op)().subscribe(ts)  # returned at all
+    ts.assert_values(1).assert_not_complete().cancel()
+    for src in (Flowable.from_iterable(_FailsAfter(1, 1)), Flowable.from_iterable(_FailsAfter(1, 1)).hide()):
+        ts2: TestSubscriber[int] = TestSubscriber(1)
+        getattr(src, op)().subscribe(ts2)
+        ts2.assert_values(1).assert_no_errors().assert_not_complete()
+        ts2.request(1)
+        ts2.assert_error(Boom).assert_values(1).assert_no_violations()
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_scan_seed_requested_in_on_subscribe_goes_out_before_a_source_error(hide: bool) -> None:
+    # found by the fuzzer (seed 24024): an unsized source failing at once under scan(f, seed).
+    # The fused driver probes the source at subscription and failed the subscriber before
+    # on_subscribe, losing the seed the subscriber requests there; the unfused scan emits the
+    # seed first (as RxJava's scanSeed). Without demand the error is not delayed (seed dropped).
+    src = Flowable.from_iterable(_FailsAfter())
+    f = (src.hide() if hide else src).scan(lambda a, b: a + b, 3)
+    f.test(1).assert_values(3).assert_error(Boom).assert_no_violations()
+    f.test(0).assert_no_values().assert_error(Boom).assert_no_violations()
+    g = Flowable.from_iterable(_FailsAfter(1)).scan(lambda a, b: a + b, 3)
+    ts = g.test(1).assert_values(3).assert_no_errors()
+    ts.request(5)
+    ts.assert_values(3, 4).assert_error(Boom).assert_no_violations()
+
+
+def test_fused_take_last_followed_by_user_stages_consumes_at_subscription() -> None:
+    # found by the fuzzer (seed 46031): skip(2).take_last(1).scan(f) over a failing source: the
+    # user stage after take_last kept the driver from computing the tail at subscription
+    for src in (Flowable.from_iterable(_FailsAfter(5, 1, 4)), Flowable.just(5, 1, 4).map(_raise_on(4))):
+        ts: TestSubscriber[int] = TestSubscriber(0)
+        src.skip(2).take_last(1).scan(lambda a, b: a + b).subscribe(ts)
+        ts.assert_error(Boom).assert_no_values().assert_no_violations()
+    ts2: TestSubscriber[int] = TestSubscriber(1)
+    Flowable.from_iterable([1, 2, 3]).take_last(2).filter(lambda x: True).subscribe(ts2)
+    ts2.assert_values(2).assert_not_complete()
+    ts2.request(1)
+    ts2.assert_result(2, 3)

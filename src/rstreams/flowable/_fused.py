@@ -96,16 +96,33 @@ class _Peek:
         if h is _END:
             return next(self._it)
         self._head = _END
+        if type(h) is _Failed:
+            raise h.error  # the source failed while pulled ahead: its turn has come
         return h
 
     def exhausted(self) -> bool:
         if self._head is not _END:
             return False
-        h = next(self._it, _END)
+        try:
+            h = next(self._it, _END)
+        except Exception as e:
+            # kept for the stages: elements they produce before pulling the source (scan's
+            # seed) still go out first when they are requested (see Fusion.subscribe)
+            self._head = _Failed(e)
+            raise
         if h is _END:
             return True
         self._head = h
         return False
+
+
+class _Failed:
+    """A source error found by :class:`_Peek` while pulling ahead; raised at its turn."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
 
 class _Counted:
@@ -288,6 +305,8 @@ class Fusion(Generic[T]):
         from .._internal.subscriptions import complete_empty, error_empty
 
         head: Any = _END
+        failed: Exception | None = None
+        src: Any = None
         try:
             it, src, probes = self.open()
             size = self.sizer() if self.sizer is not None else None
@@ -298,8 +317,14 @@ class Fusion(Generic[T]):
                 if head is _END:
                     size = 0
         except Exception as e:
-            error_empty(subscriber, e)
-            return
+            if type(src) is not _Peek or type(src._head) is not _Failed:
+                error_empty(subscriber, e)
+                return
+            # The source failed when probed (a user chain looks ahead at its source only). The
+            # unfused operators see that error at subscription too, but what the subscriber
+            # requests inside on_subscribe goes out first (scan's seed before the error, as
+            # RxJava's scanSeed); the rest is dropped (errors are not delayed).
+            failed = e
         if size == 0:
             complete_empty(subscriber)
             return
@@ -307,6 +332,11 @@ class Fusion(Generic[T]):
         s._head = head
         s._probes = probes
         subscriber.on_subscribe(s)
+        if failed is not None:
+            # the rule 3.9 path parks an error for the emission loop's owner: no overlap with a
+            # loop that a request from on_subscribe (maybe on another thread) still runs; a
+            # stream that already ended (the loop met the kept error) ignores it
+            s._fail_request(failed)
 
 
 def may_look_ahead(

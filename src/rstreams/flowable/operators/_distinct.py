@@ -102,7 +102,11 @@ def distinct(source: Flowable[T], key_fn: Callable[[T], Hashable] | None = None)
         _check_callable("distinct", key_fn)
     fz = source._fused()
     if fz is not None:
-        return FusedFlowable(fz.then(lambda it: _distinct_iter(it, key_fn), "distinct", user=fz.user or key_fn is not None))
+        # user=True even without a key: the driver must not look ahead *through* this filter (to
+        # complete eagerly) while the source has elements, or a run of duplicates is pulled from
+        # the source without demand (forever for an endless one, and a source error surfaces
+        # early); the unfused operator only requests a replacement per dropped duplicate
+        return FusedFlowable(fz.then(lambda it: _distinct_iter(it, key_fn), "distinct", user=True))
     return _DistinctFlowable(source, key_fn)
 
 
@@ -208,7 +212,8 @@ def distinct_until_changed(
                 fz.then(lambda it: _changed_with_comparer(it, key_fn, cmp), "distinct_until_changed", user=True)
             )
         if key_fn is None:
-            return FusedFlowable(fz.then(lambda it: map(itemgetter(0), groupby(it)), "distinct_until_changed"))
+            # user=True: no look-ahead through the filter (see distinct above)
+            return FusedFlowable(fz.then(lambda it: map(itemgetter(0), groupby(it)), "distinct_until_changed", user=True))
         kf = key_fn
         return FusedFlowable(fz.then(lambda it: map(_first_of_run, groupby(it, kf)), "distinct_until_changed", user=True))
     return _DistinctUntilChangedFlowable(source, key_fn, comparer)

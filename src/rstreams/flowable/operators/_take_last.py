@@ -186,5 +186,13 @@ def take_last(source: Flowable[T], count: int) -> Flowable[T]:
                 return None if s is None else min(s, n)
 
         f = fz
-        return FusedFlowable(fz.then(lambda it: _fused_tail(it, n, f), "take_last", sizer, user=False))
+        factory = fz.factory
+
+        def make() -> Iterator[Any]:
+            return _fused_tail(factory(), n, f)
+
+        # A new root, not a stage: the unfused take_last consumes its upstream at subscription,
+        # so the driver may pull the tail ahead (it computes it, and meets an upstream error,
+        # at subscription) even when stages with user code follow, which only probe the root.
+        return FusedFlowable(Fusion(make, sizer, fz.producers, (*fz.names, "take_last"), fz.eager, fz.none_free))
     return _TakeLastFlowable(source, n)
