@@ -77,3 +77,18 @@ def test_partitioned_table_falls_back_to_spark_append_with_its_partitioning(spar
     assert r.rows == 6
     got = sorted((row["a"], row["p"]) for row in spark.table("rs_part").collect())
     assert got == [(i, i % 2) for i in range(6)]
+
+
+def test_to_spark_leaves_the_sessions_arrow_settings_as_they_were(spark: Any, tmp_path: Path) -> None:
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = spark.conf.get(key)
+    to_spark(Flowable.range(0, 1000).map(lambda i: {"id": i}), path=str(tmp_path / "o"), batch_rows=300, spark=spark, progress=False)
+    assert spark.conf.get(key) == before
+
+
+def test_from_dataframe_of_a_streaming_dataframe_points_to_from_stream(spark: Any) -> None:
+    from rstreams.spark import from_dataframe
+
+    streaming = spark.readStream.format("rate").load()
+    with pytest.raises(TypeError, match="from_stream"):
+        from_dataframe(streaming)

@@ -573,9 +573,23 @@ class SparkSink:
             return self._write_pyarrow(table, batch_id)
         spark = self._spark
         cores = _parallelism(spark)
-        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(max(1, math.ceil(table.num_rows / cores))))
-        spark.conf.set("spark.sql.execution.arrow.localRelationThreshold", "0")
-        df = spark.createDataFrame(table)
+        # the Arrow split of createDataFrame is a session setting: set for this batch only and
+        # restored afterwards, so the user's own createDataFrame/toArrow/mapInArrow keep theirs
+        settings = {
+            "spark.sql.execution.arrow.maxRecordsPerBatch": str(max(1, math.ceil(table.num_rows / cores))),
+            "spark.sql.execution.arrow.localRelationThreshold": "0",
+        }
+        saved = {k: spark.conf.get(k, None) for k in settings}
+        for k, v in settings.items():
+            spark.conf.set(k, v)
+        try:
+            df = spark.createDataFrame(table)
+        finally:
+            for k, old in saved.items():
+                if old is None:
+                    spark.conf.unset(k)
+                else:
+                    spark.conf.set(k, old)
         if self._table is not None and not self._table_files:
             mode = "append" if (batch_id > 0 or self._mode == "append") else self._mode
             writer = df.write.mode(mode).format(self._format)

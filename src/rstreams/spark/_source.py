@@ -474,7 +474,8 @@ def from_dataframe(df: Any, *, as_: str = "arrow", max_partitions_in_flight: int
         total = spark.from_dataframe(s.range(1000), as_="rows").map(lambda r: r[0]).reduce(operator.add)
 
     Backpressure: the next partition is fetched only while there is outstanding demand; at most
-    ``max_partitions_in_flight`` partitions (1 or 2) are held by the driver. In arrow mode one
+    ``max_partitions_in_flight`` partitions are held by the driver (an upper bound: the transport
+    holds the partition being read and, from 2 on, one prefetched, never more). In arrow mode one
     element is one record batch (``spark.sql.execution.arrow.maxRecordsPerBatch`` rows at most);
     empty batches are skipped. The batches are made by the JVM (as for ``df.toArrow()``), without
     a Python worker; Spark Connect DataFrames go through ``mapInArrow`` instead.
@@ -488,6 +489,15 @@ def from_dataframe(df: Any, *, as_: str = "arrow", max_partitions_in_flight: int
         raise ValueError(f"from_dataframe(): max_partitions_in_flight must be >= 1, got {max_partitions_in_flight!r}")
     if not hasattr(df, "mapInArrow"):
         raise TypeError(f"from_dataframe(): expected a pyspark DataFrame, got {type(df).__name__}")
+    try:
+        streaming = bool(df.isStreaming)
+    except Exception:  # noqa: BLE001 - a DataFrame that cannot say: let the fetch report it
+        streaming = False
+    if streaming:
+        raise TypeError(
+            "from_dataframe(): this DataFrame is a streaming one (spark.readStream); "
+            "use rstreams.spark.from_stream(df) for Structured Streaming"
+        )
     f: Flowable[Any] = _DataFrameFlowable(df, as_, max_partitions_in_flight > 1)
     if subscribe_on == "io":
         from .. import schedulers
