@@ -17,9 +17,10 @@ from ._scale import PartitionError, run_on_spark
 from ._session import DEFAULT_CONF, SparkUnavailableError, check_java, session
 from ._sink import SinkResult, SinkWriteError, SparkSink, WritePolicy, to_spark
 from ._source import batch_to_rows, from_dataframe, from_sql, from_table
-from ._streaming import from_stream, landed_stream
+from ._streaming import CheckpointInUseError, from_stream, landed_stream
 
 __all__ = [
+    "CheckpointInUseError",
     "DEFAULT_CONF",
     "PartitionError",
     "Progress",
