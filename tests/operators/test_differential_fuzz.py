@@ -88,7 +88,9 @@ def _m_skip_while(p: Callable[[Any], bool]) -> Model:
 
 
 def _m_scan(seed: Any) -> Model:
-    def m(s: Stream) -> Stream:
+    def m(s: Stream) -> Stream | None:
+        if seed is not None and s[1] is not None:
+            return None  # an error arriving before the seed was requested drops it (scanSeed)
         out: list[Any] = [] if seed is None else [seed]
         acc = seed
         for x in s[0]:
@@ -320,7 +322,11 @@ def _ops(rng: random.Random, data_values: list[int]) -> list[Callable[[], Op]]:
         name = f"{kind}({inner_kind}{', error on ' + str(bad) if bad is not None else ''}{desc})"
         # switch_map consumes its upstream unbounded and drops an inner's undelivered values at
         # the next switch (RxJava switchMap): what survives depends on the demand, no model
-        model = None if kind == "switch_map" else _m_flat(model_inner, bad)
+        # flat_map interleaves inners that do not fit its prefetch: in order only when they fit
+        in_order = kind in ("concat_map", "concat_map_eager") or (
+            kind == "flat_map" and (inner_kind in ("just", "empty") or extra.get("max_concurrency") == 1)
+        )
+        model = _m_flat(model_inner, bad) if in_order else None
         return Op(name, lambda u: lambda s: getattr(s, kind)(u(mapper), **extra), model)
 
     def op_concat() -> Op:
@@ -719,6 +725,7 @@ _SELF_CANCELLING = (
 
 _CUT_AHEAD = (
     "flat_map", "concat_map", "switch_map", "zip_with", "merge_with", "window", "group_by",
+    "scan(+, seed",  # RxJava's scanSeed drops an unrequested seed when the error comes first
 )  # fmt: skip
 
 SEEDS = list(range(60))
@@ -840,3 +847,34 @@ def test_fused_take_last_followed_by_user_stages_consumes_at_subscription() -> N
     ts2.assert_values(2).assert_not_complete()
     ts2.request(1)
     ts2.assert_result(2, 3)
+
+
+def test_fused_look_ahead_does_not_run_user_stages_on_held_elements() -> None:
+    # found by the fuzzer (seed 102895): once the source was exhausted, the fused driver looked
+    # ahead through the whole chain to complete eagerly; a stage holding an element (the rest of
+    # flat_map_iterable's inner, scan's seed) then fed it to the user stages after it without
+    # demand: map's f ran for an element nobody requested (for the seed with no demand at all)
+    calls: list[int] = []
+
+    def f(x: int) -> int:
+        calls.append(x)
+        return x
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flowable.range(0, 1).flat_map_iterable(lambda x: [x, x + 1]).map(f).subscribe(ts)
+    assert calls == [0]
+    ts.request(1)
+    ts.assert_result(0, 1)  # still completes eagerly, as the unfused flat_map_iterable
+    calls.clear()
+    ts2: TestSubscriber[int] = TestSubscriber(0)
+    Flowable.from_iterable([]).scan(lambda a, b: a + b, 4).map(f).subscribe(ts2)
+    assert calls == []
+    ts2.assert_empty()
+    ts2.request(1)
+    ts2.assert_result(4)
+    calls.clear()
+    ts3: TestSubscriber[int] = TestSubscriber(1)
+    Flowable.from_iterable([5]).scan(lambda a, b: a + b, 4).map(f).subscribe(ts3)
+    assert calls == [4]
+    ts3.request(1)
+    ts3.assert_result(4, 9)

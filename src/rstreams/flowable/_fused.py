@@ -185,6 +185,9 @@ class Fusion(Generic[T]):
         "_source_user",
         "_source_sizer",
         "_stages",
+        "_hold_at",
+        "_nprobes",
+        "_blind_upto",
     )
 
     def __init__(
@@ -219,6 +222,15 @@ class Fusion(Generic[T]):
         # the stages over the source: (source iterator, probes or None) -> chain iterator; a
         # bounding stage (take) appends a probe of its own exhaustion when probes are wanted
         self._stages: Callable[[Iterator[Any], list[Any] | None], Iterator[T]] | None = None
+        # A stage that can hold elements once the source is exhausted (flat_map_iterable's current
+        # inner) or make one without it (scan's seed) defeats the probes below it: pulling the
+        # chain when they say "exhausted" would run the user stages after it for an element nobody
+        # requested. Such a stage brings its own probe (``then(probe=...)``); once a user stage
+        # follows it, the probes before it (``_blind_upto``) are no longer asked. ``_nprobes``
+        # counts the probes; ``_hold_at`` is the index of the last holding stage's probe (-1: none).
+        self._hold_at = -1
+        self._nprobes = 1
+        self._blind_upto = 0
 
     def then(
         self,
@@ -228,6 +240,7 @@ class Fusion(Generic[T]):
         produces: bool = False,
         user: bool | None = None,
         bound: int | None = None,
+        probe: Callable[[Iterator[Any], list[Any]], Any] | None = None,
     ) -> Fusion[Any]:
         """A new Fusion whose iterator is ``wrap(previous iterator)``.
 
@@ -236,7 +249,10 @@ class Fusion(Generic[T]):
         passes True; a stage that consumes its upstream ahead anyway (as the unfused operator's
         prefetch does) passes False. ``bound``: the stage yields at most that many elements and
         then never pulls its upstream again (take): once it gave them, the driver may look ahead
-        through later user stages (it completes right after the n-th, as the unfused take)."""
+        through later user stages (it completes right after the n-th, as the unfused take).
+        ``probe``: the stage may yield elements after its upstream is exhausted (see
+        ``_hold_at``); ``probe(upstream iterator, the valid probes below)`` builds the stage as an iterator
+        with an ``exhausted()`` method, used instead of ``wrap`` when the driver probes."""
         factory = self.factory
 
         def make() -> Iterator[Any]:
@@ -254,10 +270,27 @@ class Fusion(Generic[T]):
         f._source = self._source
         f._source_user = self._source_user
         f._source_sizer = self._source_sizer
+        f._hold_at = self._hold_at
+        f._nprobes = self._nprobes
+        f._blind_upto = self._blind_upto
+        if self._hold_at >= 0 and (produces or user):
+            f._blind_upto = self._hold_at  # user code after a holding stage: only its probe counts
+        if probe is not None:
+            f._hold_at = f._nprobes
+            f._nprobes += 1
+        if bound is not None:
+            f._nprobes += 1
         prev = self._stages
+        lo = self._blind_upto
 
         def staged(it: Iterator[Any], probes: list[Any] | None) -> Iterator[Any]:
-            out = wrap(it if prev is None else prev(it, probes))
+            up = it if prev is None else prev(it, probes)
+            out: Iterator[Any]
+            if probe is not None and probes is not None:
+                out = probe(up, probes[lo:])  # one Python call per element, only when probed
+                probes.append(out)
+            else:
+                out = wrap(up)
             if bound is not None and probes is not None:
                 out = _Counted(out, bound)  # one Python call per element, only when probed
                 probes.append(out)
@@ -360,8 +393,13 @@ def may_look_ahead(
         return src is not None and length_hint(src, -1) <= 0
     if not probes:
         return False
+    return probes_say_end(probes[fusion._blind_upto :] if fusion._blind_upto else probes)
+
+
+def probes_say_end(probes: list[Any]) -> bool:
+    """Whether one of ``probes`` says the chain above it can give nothing more."""
     for p in probes:
-        if type(p) is _Peek or type(p) is _Counted:
+        if type(p) is _Peek or type(p) is _Counted or hasattr(p, "exhausted"):
             if p.exhausted():
                 return True
         elif length_hint(p, -1) == 0:

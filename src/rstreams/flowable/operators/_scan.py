@@ -17,7 +17,7 @@ error is delivered at once, without the seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import Any, TypeVar, final
 
@@ -30,7 +30,7 @@ from ...errors import NoneElementError
 from .._base import BasicSubscriber, none_result_error
 from .._enums import NOTSET
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Sizer
+from .._fused import FusedFlowable, Sizer, probes_say_end
 from ._map_filter import _check_callable
 
 __all__ = ["scan"]
@@ -213,6 +213,29 @@ class _ScanFlowable(Flowable[Any]):
             self._source.subscribe(_ScanSeedSubscriber(subscriber, self._fn, self._seed))
 
 
+class _SeedProbe:
+    """The fused scan with a seed, probed: exhausted only once the seed went out and the probes
+    below say their end is reached."""
+
+    __slots__ = ("_it", "_sent", "_below")
+
+    def __init__(self, it: Iterator[Any], below: list[Any]) -> None:
+        self._it = it
+        self._sent = False
+        self._below = below
+
+    def __iter__(self) -> _SeedProbe:
+        return self
+
+    def __next__(self) -> Any:
+        x = next(self._it)
+        self._sent = True
+        return x
+
+    def exhausted(self) -> bool:
+        return self._sent and probes_say_end(self._below)
+
+
 def scan(source: Flowable[T], accumulator: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
     _check_callable("scan", accumulator)
     if seed is None:
@@ -230,6 +253,14 @@ def scan(source: Flowable[T], accumulator: Callable[[R, T], R], seed: R | Any = 
                 return None if s is None else s + 1
 
         return FusedFlowable(
-            fz.then(lambda it: accumulate(it, accumulator, initial=seed), "scan", sizer, produces=True)
+            # the seed is made without the source: probed, the stage is not exhausted before it
+            # went out, whatever the probes below say
+            fz.then(
+                lambda it: accumulate(it, accumulator, initial=seed),
+                "scan",
+                sizer,
+                produces=True,
+                probe=lambda it, below: _SeedProbe(accumulate(it, accumulator, initial=seed), below),
+            )
         )
     return _ScanFlowable(source, accumulator, seed)
