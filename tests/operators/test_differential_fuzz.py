@@ -878,3 +878,23 @@ def test_fused_look_ahead_does_not_run_user_stages_on_held_elements() -> None:
     assert calls == [4]
     ts3.request(1)
     ts3.assert_result(4, 9)
+
+
+@pytest.mark.parametrize("src", [lambda: Flowable.range(6, 3), lambda: Flowable.just(6, 8, 8)])
+def test_fused_skip_of_every_element_still_runs_the_mapper(src: Callable[[], Flowable[int]]) -> None:
+    # found by the fuzzer (seed 101980): map(raise on 8).skip(4) over 3 elements: the fused size
+    # (0) completed the stream at subscription without running the mapper, where the unfused
+    # skip requests the elements (RxJava's skip requests n) and fails with the mapper's error
+    src().map(_raise_on(8)).skip(4).test().assert_error(Boom).assert_no_violations()
+    src().map(_raise_on(8)).skip(4).switch_if_empty(Flowable.just(9)).test().assert_error(Boom)
+    Flowable.range(0, 3).skip(4).test().assert_result()  # no user code: still known empty
+
+
+def test_fused_take_zero_does_not_probe_a_failing_source() -> None:
+    # found by the fuzzer (seed 111825): take(0).distinct_until_changed(): the driver asked the
+    # source's probe (which pulled, and failed) before the take bound that says "nothing more"
+    src = Flowable.from_iterable(_FailsAfter())
+    with plugins.collect_errors() as undeliverable:
+        src.take(0).distinct_until_changed().test().assert_result().assert_no_violations()
+        src.take(0).map(lambda x: x).test().assert_result()
+    assert not undeliverable

@@ -397,8 +397,10 @@ def may_look_ahead(
 
 
 def probes_say_end(probes: list[Any]) -> bool:
-    """Whether one of ``probes`` says the chain above it can give nothing more."""
-    for p in probes:
+    """Whether one of ``probes`` says the chain above it can give nothing more. The last ones
+    first: a take bound (``_Counted``) answers without pulling anything, where the source's
+    ``_Peek`` pulls, and could meet an error that the bounded chain never sees."""
+    for p in reversed(probes):
         if type(p) is _Peek or type(p) is _Counted or hasattr(p, "exhausted"):
             if p.exhausted():
                 return True

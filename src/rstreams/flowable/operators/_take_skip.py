@@ -152,9 +152,16 @@ def skip(source: Flowable[T], n: int) -> Flowable[T]:
     if fz is not None:
         up = fz.sizer
         sizer: Sizer | None = None
+        # Skipping every element must still run the user code below (a mapper that raises): the
+        # unfused skip requests those elements and signals that error. A size of 0 would complete
+        # at subscription without pulling anything, so it is only told for a chain without user
+        # code.
+        exact = not fz.user
         if up is not None:
             def sizer() -> int | None:  # noqa: E306
                 s = up()
-                return None if s is None else max(s - n, 0)
+                if s is None or (s <= n and s and not exact):
+                    return None
+                return max(s - n, 0)
         return FusedFlowable(fz.then(lambda it: islice(it, n, None), "skip", sizer))
     return _SkipFlowable(source, n)
