@@ -898,3 +898,21 @@ def test_fused_take_zero_does_not_probe_a_failing_source() -> None:
         src.take(0).distinct_until_changed().test().assert_result().assert_no_violations()
         src.take(0).map(lambda x: x).test().assert_result()
     assert not undeliverable
+
+
+def test_batched_map_and_filter_drop_the_error_of_an_element_after_a_cancel() -> None:
+    # found by the fuzzer (seed 114148): over a hidden source the batch [3, 4, 5] reached map,
+    # whose mapper failed on 4 after 3's result made first_element() cancel; the error went to
+    # the cancelled downstream and on to the undeliverable hook. The one-by-one path (and
+    # RxJava) never maps 4 at all.
+    cases: tuple[Callable[[Flowable[int]], Flowable[Any]], ...] = (
+        lambda s: s.map(_raise_on(4)).first_element(),
+        lambda s: s.map(_raise_on(4)).contains(3),
+        lambda s: s.filter(lambda x: 1 // (x - 4) != 0).contains(3),
+        lambda s: s.map(_raise_on(4)).concat_map(lambda x: Flowable.just(x).hide(), prefetch=3).first_element(),
+    )
+    for make in cases:
+        with plugins.collect_errors() as undeliverable:
+            ts = make(Flowable.from_iterable([3, 4, 5]).hide()).test()
+        ts.assert_value_count(1).assert_complete().assert_no_violations()
+        assert not undeliverable

@@ -33,10 +33,11 @@ def emit_batch(downstream_batch: Callable[[list[Any]], None] | None, on_next: Ca
 
 @final
 class _MapSubscriber(BasicSubscriber[T, R]):
-    __slots__ = ("_mapper", "_next", "_next_batch", "accepts_batches")
+    __slots__ = ("_mapper", "_next", "_next_batch", "accepts_batches", "_cancelled")
 
     def __init__(self, downstream: Subscriber[R], mapper: Callable[[T], R]) -> None:
         super().__init__(downstream)
+        self._cancelled = False  # see cancel()
         self._mapper = mapper
         self._next = downstream.on_next  # hot path: one slot load instead of two lookups
         self._next_batch = batch_sink(downstream)
@@ -61,7 +62,18 @@ class _MapSubscriber(BasicSubscriber[T, R]):
         if out:
             emit_batch(self._next_batch, self._next, out)
         if err is not None:
+            if self._cancelled:
+                # the batch made the downstream cancel (first, take, contains) before the failing
+                # element: the one-by-one path never maps that element, so there is no error
+                self.done = True
+                return
             self.fail(err)
+
+    def cancel(self) -> None:
+        # a plain flag: a cancel from another thread read late only lets the error through to
+        # the cancelled downstream (which reports it as undeliverable), as before
+        self._cancelled = True
+        self.upstream.cancel()
 
     def on_next(self, item: T) -> None:
         if self.done:
@@ -99,10 +111,11 @@ def map_(source: Flowable[T], mapper: Callable[[T], R]) -> Flowable[R]:
 
 @final
 class _FilterSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_predicate", "_next", "_next_batch", "_unbounded", "accepts_batches")
+    __slots__ = ("_predicate", "_next", "_next_batch", "_unbounded", "accepts_batches", "_cancelled")
 
     def __init__(self, downstream: Subscriber[T], predicate: Callable[[T], object]) -> None:
         super().__init__(downstream)
+        self._cancelled = False  # see _MapSubscriber.cancel
         self._predicate = predicate
         self._next = downstream.on_next
         self._next_batch = batch_sink(downstream)
@@ -129,6 +142,10 @@ class _FilterSubscriber(BasicSubscriber[T, T]):
             self._unbounded = True
         self.upstream.request(n)
 
+    def cancel(self) -> None:
+        self._cancelled = True  # as in _MapSubscriber.cancel
+        self.upstream.cancel()
+
     def on_next_batch(self, items: list[T]) -> None:
         """Library-internal batch protocol: one C-level ``filter`` per batch; passing elements
         before a failing predicate are still passed on; dropped ones are re-requested."""
@@ -143,6 +160,9 @@ class _FilterSubscriber(BasicSubscriber[T, T]):
         if out:
             emit_batch(self._next_batch, self._next, out)
         if err is not None:
+            if self._cancelled:  # as in _MapSubscriber.on_next_batch
+                self.done = True
+                return
             self.fail(err)
             return
         dropped = len(items) - len(out)
