@@ -251,7 +251,7 @@ class Fusion(Generic[T]):
         then never pulls its upstream again (take): once it gave them, the driver may look ahead
         through later user stages (it completes right after the n-th, as the unfused take).
         ``probe``: the stage may yield elements after its upstream is exhausted (see
-        ``_hold_at``); ``probe(upstream iterator, the valid probes below)`` builds the stage as an iterator
+        ``_hold_at``), or knows its end better than the probes below (skip); ``probe(upstream iterator, the valid probes below)`` builds the stage as an iterator
         with an ``exhausted()`` method, used instead of ``wrap`` when the driver probes."""
         factory = self.factory
 

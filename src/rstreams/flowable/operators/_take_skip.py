@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import islice
-from typing import TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal.atomics import AtomicInt
 from ..._internal.subscriptions import complete_empty
 from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Sizer
+from .._fused import FusedFlowable, Sizer, probes_say_end
 
 __all__ = ["take", "skip"]
 
@@ -144,6 +145,37 @@ class _SkipFlowable(Flowable[T]):
         self._source.subscribe(_SkipSubscriber(subscriber, self._n))
 
 
+class _SkipProbe:
+    """The fused skip(n), probed: ``exhausted()`` skips the n elements first (see ``skip``), then
+    asks the probes below."""
+
+    __slots__ = ("_it", "_n", "_below")
+
+    def __init__(self, it: Iterator[Any], n: int, below: list[Any]) -> None:
+        self._it = it
+        self._n = n
+        self._below = below
+
+    def __iter__(self) -> _SkipProbe:
+        return self
+
+    def _skip(self) -> None:
+        n = self._n
+        self._n = 0
+        for _ in islice(self._it, n):
+            pass
+
+    def __next__(self) -> Any:
+        if self._n:
+            self._skip()
+        return next(self._it)
+
+    def exhausted(self) -> bool:
+        if self._n:
+            self._skip()
+        return probes_say_end(self._below)
+
+
 def skip(source: Flowable[T], n: int) -> Flowable[T]:
     n = _check_count("skip", n)
     if n == 0:
@@ -163,5 +195,10 @@ def skip(source: Flowable[T], n: int) -> Flowable[T]:
                 if s is None or (s <= n and s and not exact):
                     return None
                 return max(s - n, 0)
-        return FusedFlowable(fz.then(lambda it: islice(it, n, None), "skip", sizer))
+        # Probed (a chain with user code), the stage skips its n elements when first asked whether
+        # it is exhausted, at subscription: the unfused skip requests n at subscription (as
+        # RxJava's), so they go through the stages below then, and their end or error is known.
+        return FusedFlowable(
+            fz.then(lambda it: islice(it, n, None), "skip", sizer, probe=lambda it, below: _SkipProbe(it, n, below))
+        )
     return _SkipFlowable(source, n)
