@@ -690,7 +690,9 @@ def _run_case(seed: int) -> None:
             if lag_ok:
                 ref_signals = signals
         problem = signals != ref_signals
-        if not problem and not (tolerant and name in ("fused", "hidden")):
+        # (the TestPublisher's emissions come after the request returned: an operator that
+        # cancels on its own may stop the mapper of a flat_map one element earlier there)
+        if not problem and not tolerant:
             calls = [t[-1] for t in trace]
             ref_calls = [t[-1] for t in ref]
             if name == "fused":
@@ -740,7 +742,7 @@ SEEDS = list(range(60))
 @pytest.mark.parametrize("seed", SEEDS)
 def test_differential(seed: int) -> None:
     # several chains per seed keep the number of test ids small and the coverage large
-    for k in range(40):
+    for k in range(120):
         _run_case(seed * 1000 + k)
 
 
@@ -939,3 +941,15 @@ def test_fused_skip_consumes_its_n_at_subscription_under_user_stages() -> None:
     ts3.assert_empty()
     ts3.request(5)
     ts3.assert_result(7, 9)
+
+
+def test_fused_concat_of_a_take_over_an_unsized_source_still_looks_ahead() -> None:
+    # found by the fuzzer (seed 53067): take(5) over an iterator of unknown size gives a size
+    # that is only a bound; concatenated, the bound passed for an exact total and the driver no
+    # longer looked one element ahead: the iterator's error after the requested elements came
+    # only with the next request, where the unfused chain (as RxJava's fromIterable, hasNext()
+    # after each element) signals it at once
+    f = Flowable.from_iterable(_FailsAfter(4, 0)).take(5).concat_with(Flowable.just(7, 8))
+    f.test(2).assert_values(4, 0).assert_error(Boom).assert_no_violations()
+    f.skip_last(1).test(1).assert_values(4).assert_error(Boom)
+    Flowable.from_iterable(iter([4, 0])).take(5).concat_with(Flowable.just(7)).test(3).assert_result(4, 0, 7)

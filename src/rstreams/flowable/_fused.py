@@ -185,6 +185,7 @@ class Fusion(Generic[T]):
         "_source_user",
         "_source_sizer",
         "_stages",
+        "bound_only",
         "_hold_at",
         "_nprobes",
         "_blind_upto",
@@ -228,6 +229,9 @@ class Fusion(Generic[T]):
         # requested. Such a stage brings its own probe (``then(probe=...)``); once a user stage
         # follows it, the probes before it (``_blind_upto``) are no longer asked. ``_nprobes``
         # counts the probes; ``_hold_at`` is the index of the last holding stage's probe (-1: none).
+        # the size is only an upper bound (take(n) over a source of unknown size): reaching it
+        # ends the stream, but fewer elements may come, so the end is looked for as if unknown
+        self.bound_only = False
         self._hold_at = -1
         self._nprobes = 1
         self._blind_upto = 0
@@ -270,6 +274,7 @@ class Fusion(Generic[T]):
         f._source = self._source
         f._source_user = self._source_user
         f._source_sizer = self._source_sizer
+        f.bound_only = self.bound_only or (bound is not None and self.sizer is None)
         f._hold_at = self._hold_at
         f._nprobes = self._nprobes
         f._blind_upto = self._blind_upto
@@ -388,7 +393,7 @@ def may_look_ahead(
     known size is exact); ``probes`` (user chains) the source's and each bounding stage's probe.
     May raise the source's own error (a :class:`_Peek` pulling ahead)."""
     if not fusion.user:
-        if remaining is None:
+        if remaining is None or fusion.bound_only:
             return True
         return src is not None and length_hint(src, -1) <= 0
     if not probes:

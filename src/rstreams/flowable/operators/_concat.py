@@ -243,7 +243,11 @@ def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
     producers: tuple[str, ...] = ()
     for f in fusions:
         producers += f.producers
-    return Fusion(make, sizer, producers, ("concat",), user=any(f.user for f in fusions))
+    fz = Fusion(make, sizer, producers, ("concat",), user=any(f.user for f in fusions))
+    # a part's size that is only a bound (take over an unsized source) makes the total one too:
+    # the driver must still look for the end (and an error) one element ahead
+    fz.bound_only = any(f.bound_only for f in fusions)
+    return fz
 
 
 def chains_blind(fz: Fusion[Any]) -> bool:
