@@ -636,6 +636,11 @@ def _run_case(seed: int) -> None:
             # EmptySubscription.error. Operators report such a late error as undeliverable; the
             # fused driver, which parks it behind on_subscribe, drops it once cancelled.
             undeliverable = [e for e in undeliverable if e.args != ("source",)]
+        if fail and any("raise" in o.name or "error on" in o.name for o in ops):
+            # two errors (the source's, a mapper's or an inner's): the one arriving second after
+            # the stream ended goes to the hook, which one depends on the timing (RxJava:
+            # AtomicThrowable.tryAddThrowableOrReport)
+            undeliverable = [e for e in undeliverable if not isinstance(e, Boom)]
         if name != "fused" and any(o.name == "take(0)" for o in ops):
             # take(0) completes and cancels in on_subscribe; a source that fails at subscription
             # (an iterator failing at once, Flowable.error) still signals on_error right after
@@ -667,7 +672,8 @@ def _run_case(seed: int) -> None:
         for name, f in finals.items():
             # (the error may also beat a completion, e.g. take(n) waiting for its n-th value)
             # (after an on_error_* fallback the values after the cut differ too)
-            recovered = any(o.name.startswith("on_error") for o in ops)
+            recovered = any(o.name.startswith(("on_error", "flat_map", "merge_with", "group_by", "window")) for o in ops)
+            # (so do the values of interleaving operators: which inner goes first is timing too)
             ok = (recovered or f[1] == longest[: len(f[1])]) and f[2] + len(f[3]) == 1
             assert ok or 0 in steps, f"{name} final {f} vs {ref_name} {finals[ref_name]}\n{desc}"
         return
@@ -953,3 +959,11 @@ def test_fused_concat_of_a_take_over_an_unsized_source_still_looks_ahead() -> No
     f.test(2).assert_values(4, 0).assert_error(Boom).assert_no_violations()
     f.skip_last(1).test(1).assert_values(4).assert_error(Boom)
     Flowable.from_iterable(iter([4, 0])).take(5).concat_with(Flowable.just(7)).test(3).assert_result(4, 0, 7)
+
+
+def test_fused_skip_probe_knows_a_chain_that_ended_on_its_own() -> None:
+    # found by the fuzzer (seed 311625): filter.take_while(x<6).skip(4) over [8] then an error:
+    # take_while ends the chain at 8 (the unfused chain completes), but the fused skip probe then
+    # asked the source's probe, which pulled the source past the end and met its error
+    f = Flowable.from_iterable(_FailsAfter(8)).filter(lambda x: x % 3 != 0).take_while(lambda x: x < 6).skip(4)
+    f.test(0).assert_result().assert_no_violations()

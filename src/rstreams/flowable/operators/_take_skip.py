@@ -149,12 +149,13 @@ class _SkipProbe:
     """The fused skip(n), probed: ``exhausted()`` skips the n elements first (see ``skip``), then
     asks the probes below."""
 
-    __slots__ = ("_it", "_n", "_below")
+    __slots__ = ("_it", "_n", "_below", "_ended")
 
     def __init__(self, it: Iterator[Any], n: int, below: list[Any]) -> None:
         self._it = it
         self._n = n
         self._below = below
+        self._ended = False  # the chain below ended while skipping (take_while stopped it)
 
     def __iter__(self) -> _SkipProbe:
         return self
@@ -162,8 +163,8 @@ class _SkipProbe:
     def _skip(self) -> None:
         n = self._n
         self._n = 0
-        for _ in islice(self._it, n):
-            pass
+        if sum(1 for _ in islice(self._it, n)) < n:
+            self._ended = True  # the probes below may not know (a stage ended on its own)
 
     def __next__(self) -> Any:
         if self._n:
@@ -173,7 +174,7 @@ class _SkipProbe:
     def exhausted(self) -> bool:
         if self._n:
             self._skip()
-        return probes_say_end(self._below)
+        return self._ended or probes_say_end(self._below)
 
 
 def skip(source: Flowable[T], n: int) -> Flowable[T]:
