@@ -327,7 +327,9 @@ def _ops(rng: random.Random, data_values: list[int]) -> list[Callable[[], Op]]:
             kind == "flat_map" and (inner_kind in ("just", "empty") or extra.get("max_concurrency") == 1)
         )
         model = _m_flat(model_inner, bad) if in_order else None
-        return Op(name, lambda u: lambda s: getattr(s, kind)(u(mapper), **extra), model)
+        # an interleaving flat_map takes its inners' turns by timing: the TestPublisher's
+        # emissions come after the request returned, so the order may differ there
+        return Op(name, lambda u: lambda s: getattr(s, kind)(u(mapper), **extra), model, tp_ok=in_order)
 
     def op_concat() -> Op:
         r = rng.random()
@@ -641,12 +643,13 @@ def _run_case(seed: int) -> None:
             # the stream ended goes to the hook, which one depends on the timing (RxJava:
             # AtomicThrowable.tryAddThrowableOrReport)
             undeliverable = [e for e in undeliverable if not isinstance(e, Boom)]
-        if name != "fused" and any(o.name == "take(0)" for o in ops):
+        if any(o.name == "take(0)" for o in ops):
             # take(0) completes and cancels in on_subscribe; a source that fails at subscription
             # (an iterator failing at once, Flowable.error) still signals on_error right after
             # on_subscribe, which take reports as undeliverable: RxJava does the same (fromIterable
             # -> EmptySubscription.error; FlowableTake.onError after done -> RxJavaPlugins). The
-            # fused take(0) never opens the source at all.
+            # fused take(0) never opens the source at all, but a fused source failing at
+            # subscription below it (take_last computes its tail there) behaves the same.
             undeliverable = []
         assert not undeliverable, f"[{name}] undeliverable errors {undeliverable!r}\n{desc}"
 
@@ -658,6 +661,9 @@ def _run_case(seed: int) -> None:
     # makes upstream user functions run at most this many elements ahead (rule 3.12:
     # 'eventually')"). The call counts of the batched paths are not compared then.
     tolerant = any(o.name.startswith(_SELF_CANCELLING) for o in ops)
+    # an error cancels mid-batch too: map/filter/... upstream may have run on the rest of the
+    # batch (same documented allowance: the batch protocol under unbounded demand)
+    tolerant = tolerant or any("raise" in o.name or "error on" in o.name for o in ops)
     ref = results[ref_name][0]
     has_error = fail or any("raise" in o.name or "error on" in o.name for o in ops)
     if has_error and any(o.name.startswith(_CUT_AHEAD) for o in ops):
@@ -685,10 +691,9 @@ def _run_case(seed: int) -> None:
             # code ahead of demand"; _fused.py: chains with user stages look ahead only at the
             # source): where the unfused chain learns of its end through a prefetching operator
             # (flat_map_iterable, buffer, ...) that ran user functions ahead, the fused chain
-            # completes at the next request instead. Likewise an error that the unfused chain
-            # meets at subscription through an operator that requests ahead (skip(n) requests n
-            # at subscription, as RxJava's) reaches the fused chain at the first request. The
-            # terminal signal may lag, never lead, and the values are the same.
+            # completes at the next request instead (seen: flat_map_iterable(f).skip(3).take(4),
+            # whose unfused skip learns the end at subscription). The terminal signal may lag,
+            # never lead, and the values are the same.
             lag_ok = all(
                 a[:2] == b[:2] and ((a[2], a[3]) == (b[2], b[3]) or (a[2], a[3]) == (0, []))
                 for a, b in zip(signals, ref_signals, strict=True)
@@ -967,3 +972,29 @@ def test_fused_skip_probe_knows_a_chain_that_ended_on_its_own() -> None:
     # asked the source's probe, which pulled the source past the end and met its error
     f = Flowable.from_iterable(_FailsAfter(8)).filter(lambda x: x % 3 != 0).take_while(lambda x: x < 6).skip(4)
     f.test(0).assert_result().assert_no_violations()
+
+
+def test_fused_scan_seed_over_scan_seed_does_not_run_ahead() -> None:
+    # found by the fuzzer (seed 412157): scan(f, 4).scan(g, 3) over an empty source: after the
+    # outer seed went out, the outer scan's probe relied on the source's probe ("exhausted") and
+    # not on the inner scan's (whose seed was still pending): g ran for the inner seed unrequested
+    calls: list[int] = []
+
+    def g(a: int, b: int) -> int:
+        calls.append(b)
+        return a + b
+
+    ts: TestSubscriber[int] = TestSubscriber(1)
+    Flowable.from_iterable([]).scan(lambda a, b: a + b, 4).scan(g, 3).subscribe(ts)
+    ts.assert_values(3).assert_not_complete()
+    assert calls == []
+    ts.request(1)
+    ts.assert_result(3, 7)
+
+
+def test_fused_concat_of_a_bounded_user_chain_completes_eagerly() -> None:
+    # found by the fuzzer (seed 473368): distinct().take(4) over two elements, then just(7, 8):
+    # folded into one chained iterator, its end could only be seen by running the user stages
+    # ahead, so the stream completed one request late; such a part now stays a separate source
+    f = Flowable.from_iterable([1, 5]).distinct_until_changed().distinct().take(4).concat_with(Flowable.just(7, 8))
+    f.test(4).assert_result(1, 5, 7, 8)

@@ -280,13 +280,13 @@ class Fusion(Generic[T]):
         f._blind_upto = self._blind_upto
         if self._hold_at >= 0 and (produces or user):
             f._blind_upto = self._hold_at  # user code after a holding stage: only its probe counts
+        lo = f._blind_upto  # the probes this stage's own probe may rely on
         if probe is not None:
             f._hold_at = f._nprobes
             f._nprobes += 1
         if bound is not None:
             f._nprobes += 1
         prev = self._stages
-        lo = self._blind_upto
 
         def staged(it: Iterator[Any], probes: list[Any] | None) -> Iterator[Any]:
             up = it if prev is None else prev(it, probes)

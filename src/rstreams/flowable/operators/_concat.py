@@ -253,8 +253,9 @@ def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
 def chains_blind(fz: Fusion[Any]) -> bool:
     """True for a chain of unknown size whose stages run user code: inside one chained iterator
     the driver could only learn where it ends by running those stages ahead of demand (the
-    chain's own driver probes its source instead), so it stays a separate source."""
-    return fz.user and fz.sizer is None
+    chain's own driver probes its source instead), so it stays a separate source. A size that
+    is only a bound (take over a source of unknown size) does not show the end either."""
+    return fz.user and (fz.sizer is None or fz.bound_only)
 
 
 def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
