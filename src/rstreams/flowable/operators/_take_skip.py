@@ -188,8 +188,8 @@ def skip(source: Flowable[T], n: int) -> Flowable[T]:
         # Skipping every element must still run the user code below (a mapper that raises): the
         # unfused skip requests those elements and signals that error. A size of 0 would complete
         # at subscription without pulling anything, so it is only told for a chain without user
-        # code.
-        exact = not fz.user
+        # code whose size is exact (not a take's bound over an iterator that may fail sooner).
+        exact = not fz.user and not fz.bound_only
         if up is not None:
             def sizer() -> int | None:  # noqa: E306
                 s = up()
