@@ -280,7 +280,9 @@ class Fusion(Generic[T]):
         f._blind_upto = self._blind_upto
         if self._hold_at >= 0 and (produces or user):
             f._blind_upto = self._hold_at  # user code after a holding stage: only its probe counts
-        lo = f._blind_upto  # the probes this stage's own probe may rely on
+        # the probes this stage's own probe may rely on: none below a holding stage's probe (the
+        # source may be exhausted while that stage still holds elements)
+        lo = f._blind_upto if self._hold_at < 0 else max(f._blind_upto, self._hold_at)
         if probe is not None:
             f._hold_at = f._nprobes
             f._nprobes += 1
