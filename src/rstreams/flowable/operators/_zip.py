@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterator
+from itertools import starmap
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
@@ -186,14 +187,8 @@ def _zip_fusion(fusions: list[Fusion[Any]], zipper: Callable[..., Any] | None) -
     factories = [f.factory for f in fusions]
     sizers = [f.sizer for f in fusions]
 
-    if zipper is None:
-        def make() -> Iterator[Any]:
-            return builtins.zip(*[fac() for fac in factories], strict=False)
-    else:
-        zf = zipper
-
-        def make() -> Iterator[Any]:
-            return builtins.map(zf, *[fac() for fac in factories])
+    def make() -> Iterator[Any]:
+        return builtins.zip(*[fac() for fac in factories], strict=False)
 
     sizer: Sizer | None = None
     if all(s is not None for s in sizers):
@@ -209,9 +204,15 @@ def _zip_fusion(fusions: list[Fusion[Any]], zipper: Callable[..., Any] | None) -
     producers: tuple[str, ...] = ()
     for f in fusions:
         producers += f.producers
-    if zipper is not None:
-        producers += ("zip",)
-    return Fusion(make, sizer, producers, ("zip",))
+    root: Fusion[Any] = Fusion(make, sizer, producers, ("zip",))
+    # a size that is only a bound (take over an iterator of unknown size) stays one
+    root.bound_only = any(f.bound_only for f in fusions)
+    if zipper is None:
+        return root
+    # The zipper is a user stage over the root of rows: the driver may pull rows ahead (the
+    # unfused zip prefetches its inputs) but never calls the zipper for a row nobody requested.
+    zf = zipper
+    return root.then(lambda it: starmap(zf, it), "zip", sizer, produces=True)
 
 
 def zip_(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
