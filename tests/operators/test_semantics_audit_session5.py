@@ -10,6 +10,8 @@ import pytest
 from rstreams import Flowable
 from rstreams.testing import TestPublisher, TestSubscriber
 
+from .test_semantics_audit_sync import trace as _trace
+
 
 def test_rule_2_4_flat_map_does_not_cancel_an_outer_that_completed() -> None:
     outer: TestPublisher[int] = TestPublisher.create()
@@ -86,17 +88,6 @@ def _mapper(x: int) -> Any:
     if x % 5 == 2:
         return Flowable.from_iterable([x, -x]).hide()
     return Flowable.just(x)
-
-
-def _trace(f: Flowable[Any], pattern: list[int]) -> list[tuple[list[Any], int, list[str]]]:
-    ts: TestSubscriber[Any] = TestSubscriber(0)
-    f.subscribe(ts)
-    out = [(list(ts.values), ts.completions, [type(e).__name__ for e in ts.errors])]
-    for n in pattern:
-        ts.request(n)
-        out.append((list(ts.values), ts.completions, [type(e).__name__ for e in ts.errors]))
-    ts.assert_no_violations()
-    return out
 
 
 @pytest.mark.parametrize("max_concurrency", [1, 3, 128, None])
