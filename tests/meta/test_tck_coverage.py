@@ -16,7 +16,7 @@ from rstreams import Flowable  # noqa: E402
 # Methods that consume a Flowable (they are not Publisher factories).
 CONSUMERS = {
     "subscribe", "test", "pipe", "to", "blocking_iterable", "blocking_first", "blocking_last",
-    "blocking_subscribe", "to_future", "to_async_iterator",
+    "blocking_subscribe", "blocking_single", "blocking_for_each", "to_future", "to_async_iterator",
 }
 
 

@@ -177,6 +177,9 @@ ENTRIES: dict[str, Entry] = {
     "do_on_request": Entry(lambda n: _r(n).hide().do_on_request(lambda k: None)),
     "do_on_cancel": Entry(lambda n: _r(n).hide().do_on_cancel(lambda: None)),
     "do_finally": Entry(lambda n: _r(n).hide().do_finally(lambda: None)),
+    "do_on_terminate": Entry(lambda n: _r(n).hide().do_on_terminate(lambda: None)),
+    "do_after_terminate": Entry(lambda n: _r(n).hide().do_after_terminate(lambda: None)),
+    "do_on_each": Entry(lambda n: _r(n).hide().do_on_each(on_next=lambda x: None, on_complete=lambda: None)),
     "lift": Entry(lambda n: _r(n).lift(lambda d: d)),
     "compose": Entry(lambda n: _r(n).compose(lambda f: f.hide())),
     # ---- backpressure operators

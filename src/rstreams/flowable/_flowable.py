@@ -52,8 +52,10 @@ if TYPE_CHECKING:
     from .operators._backpressure import rebatch_requests as _i_rebatch_requests
     from .operators._blocking import BlockingIterator
     from .operators._blocking import blocking_first as _i_blocking_first
+    from .operators._blocking import blocking_for_each as _i_blocking_for_each
     from .operators._blocking import blocking_iterable as _i_blocking_iterable
     from .operators._blocking import blocking_last as _i_blocking_last
+    from .operators._blocking import blocking_single as _i_blocking_single
     from .operators._blocking import blocking_subscribe as _i_blocking_subscribe
     from .operators._blocking import to_future as _i_to_future
     from .operators._buffer import buffer as _i_buffer
@@ -69,13 +71,16 @@ if TYPE_CHECKING:
     from .operators._default_if_empty import ignore_elements as _i_ignore_elements
     from .operators._distinct import distinct as _i_distinct
     from .operators._distinct import distinct_until_changed as _i_distinct_until_changed
+    from .operators._do_on import do_after_terminate as _i_do_after_terminate
     from .operators._do_on import do_finally as _i_do_finally
     from .operators._do_on import do_on_cancel as _i_do_on_cancel
     from .operators._do_on import do_on_complete as _i_do_on_complete
+    from .operators._do_on import do_on_each as _i_do_on_each
     from .operators._do_on import do_on_error as _i_do_on_error
     from .operators._do_on import do_on_next as _i_do_on_next
     from .operators._do_on import do_on_request as _i_do_on_request
     from .operators._do_on import do_on_subscribe as _i_do_on_subscribe
+    from .operators._do_on import do_on_terminate as _i_do_on_terminate
     from .operators._element_at import element_at as _i_element_at
     from .operators._element_at import element_at_or_error as _i_element_at_or_error
     from .operators._element_at import first as _i_first
@@ -124,6 +129,8 @@ else:
     _i_amb = lazy_function(".operators._amb", "amb", "_i_amb", globals())
     _i_any_ = lazy_function(".operators._aggregate", "any_", "_i_any_", globals())
     _i_blocking_first = lazy_function(".operators._blocking", "blocking_first", "_i_blocking_first", globals())
+    _i_blocking_for_each = lazy_function(".operators._blocking", "blocking_for_each", "_i_blocking_for_each", globals())
+    _i_blocking_single = lazy_function(".operators._blocking", "blocking_single", "_i_blocking_single", globals())
     _i_blocking_iterable = lazy_function(".operators._blocking", "blocking_iterable", "_i_blocking_iterable", globals())
     _i_blocking_last = lazy_function(".operators._blocking", "blocking_last", "_i_blocking_last", globals())
     _i_blocking_subscribe = lazy_function(".operators._blocking", "blocking_subscribe", "_i_blocking_subscribe", globals())
@@ -142,7 +149,10 @@ else:
     _i_defer = lazy_function(".sources._basic", "defer", "_i_defer", globals())
     _i_distinct = lazy_function(".operators._distinct", "distinct", "_i_distinct", globals())
     _i_distinct_until_changed = lazy_function(".operators._distinct", "distinct_until_changed", "_i_distinct_until_changed", globals())
+    _i_do_after_terminate = lazy_function(".operators._do_on", "do_after_terminate", "_i_do_after_terminate", globals())
     _i_do_finally = lazy_function(".operators._do_on", "do_finally", "_i_do_finally", globals())
+    _i_do_on_each = lazy_function(".operators._do_on", "do_on_each", "_i_do_on_each", globals())
+    _i_do_on_terminate = lazy_function(".operators._do_on", "do_on_terminate", "_i_do_on_terminate", globals())
     _i_do_on_cancel = lazy_function(".operators._do_on", "do_on_cancel", "_i_do_on_cancel", globals())
     _i_do_on_complete = lazy_function(".operators._do_on", "do_on_complete", "_i_do_on_complete", globals())
     _i_do_on_error = lazy_function(".operators._do_on", "do_on_error", "_i_do_on_error", globals())
@@ -1189,6 +1199,41 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return _i_do_finally(self, fn)
 
+    def do_on_terminate(self, fn: Callable[[], Any]) -> Flowable[T]:
+        """Call ``fn()`` just before ``on_complete`` or ``on_error`` goes downstream (RxJava
+        ``doOnTerminate``); not on cancel. A raising ``fn`` fails the stream.
+
+        Example::
+
+            Flowable.just(1).do_on_terminate(lambda: print("ending")).test().assert_result(1)
+        """
+        return _i_do_on_terminate(self, fn)
+
+    def do_after_terminate(self, fn: Callable[[], Any]) -> Flowable[T]:
+        """Call ``fn()`` just after ``on_complete`` or ``on_error`` went downstream (RxJava
+        ``doAfterTerminate``); not on cancel. A raising ``fn`` goes to ``rstreams.plugins``.
+
+        Example::
+
+            Flowable.just(1).do_after_terminate(lambda: print("ended")).test().assert_result(1)
+        """
+        return _i_do_after_terminate(self, fn)
+
+    def do_on_each(
+        self,
+        on_next: Callable[[T], Any] | None = None,
+        on_error: Callable[[BaseException], Any] | None = None,
+        on_complete: Callable[[], Any] | None = None,
+    ) -> Flowable[T]:
+        """One callback per signal kind (RxJava ``doOnEach``). A raising ``on_next`` or
+        ``on_complete`` callback fails the stream, and ``on_error`` sees that error too.
+
+        Example::
+
+            Flowable.just(1, 2).do_on_each(on_next=print, on_complete=lambda: print("done")).test()
+        """
+        return _i_do_on_each(self, on_next, on_error, on_complete)
+
     # ------------------------------------------------------------------------------------------
     # Backpressure operators
 
@@ -1378,6 +1423,28 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(3, 5).blocking_last()   # 7
         """
         return _i_blocking_last(self, default, timeout)
+
+    def blocking_single(self, default: T | Any = NOTSET, timeout: float | None = None) -> T:
+        """Block until completion and return the only element (RxJava ``blockingSingle``). Empty:
+        ``default`` if given, else ``NoSuchElementError``; a second element: ``ValueError`` (the
+        source is cancelled there); an error is raised.
+
+        Example::
+
+            Flowable.just(7).blocking_single()   # 7
+        """
+        return _i_blocking_single(self, default, timeout)
+
+    def blocking_for_each(self, fn: Callable[[T], Any], prefetch: int = 128) -> None:
+        """Call ``fn(element)`` on the calling thread for each element, blocking until the stream
+        ends (RxJava ``blockingForEach``). A raising ``fn`` cancels the subscription and the
+        exception propagates; a stream error is raised.
+
+        Example::
+
+            Flowable.range(0, 3).blocking_for_each(print)
+        """
+        _i_blocking_for_each(self, fn, prefetch)
 
     def blocking_subscribe(
         self,

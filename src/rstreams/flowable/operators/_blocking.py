@@ -528,6 +528,26 @@ def blocking_last(source: Flowable[T], default: Any, timeout: float | None) -> T
     return sub.result("blocking_last", default, t)  # type: ignore[no-any-return]
 
 
+def blocking_single(source: Flowable[T], default: Any, timeout: float | None) -> T:
+    """RxJava ``blockingSingle``: the only element; empty -> ``default`` or NoSuchElementError;
+    a second element -> ValueError (the source is cancelled at the second element)."""
+    t = _check_timeout("blocking_single", timeout)
+    items: list[Any] = blocking_last(source.take(2).to_list(), NOTSET, t)
+    if len(items) > 1:
+        raise ValueError("blocking_single(): the stream has more than one element")
+    return _result("blocking_single", items[0] if items else _END, default)  # type: ignore[no-any-return]
+
+
+def blocking_for_each(source: Flowable[T], fn: Callable[[T], Any], prefetch: int) -> None:
+    """RxJava ``blockingForEach``: ``fn`` runs on the calling thread for each element; a raising
+    ``fn`` cancels the subscription and the exception propagates; a stream error is raised."""
+    if not callable(fn):
+        raise TypeError(f"blocking_for_each(): fn must be callable, got {type(fn).__name__}")
+    with blocking_iterable(source, prefetch) as it:  # leaving the block early cancels (rule 3.5)
+        for x in it:
+            fn(x)
+
+
 # ---------------------------------------------------------------------------------------------
 # blocking_subscribe
 

@@ -225,6 +225,42 @@ class _DoFinallySubscriber(BasicSubscriber[T, T]):
 
 
 @final
+class _DoAfterTerminateSubscriber(BasicSubscriber[T, T]):
+    """RxJava's ``doAfterTerminate``: ``fn`` runs after the downstream's on_complete/on_error
+    returned (not on cancel); a raising ``fn`` goes to the plugins hook (the stream has ended)."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, downstream: Subscriber[T], fn: Callable[[], Any]) -> None:
+        super().__init__(downstream)
+        self._fn = fn
+
+    def _run(self) -> None:
+        try:
+            self._fn()
+        except Exception as e:
+            plugins.on_error(e, "do_after_terminate(): the callback raised")
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
+        self.downstream.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        if self.done:
+            super().on_error(error)  # the base class reports a second terminal to the hook
+            return
+        super().on_error(error)
+        self._run()
+
+    def on_complete(self) -> None:
+        if self.done:
+            return
+        super().on_complete()
+        self._run()
+
+
+@final
 class _DoOnFlowable(Flowable[T]):
     __slots__ = ("_source", "_fn", "_kind")
 
@@ -268,3 +304,36 @@ def do_on_cancel(source: Flowable[T], fn: Callable[[], Any]) -> Flowable[T]:
 
 def do_finally(source: Flowable[T], fn: Callable[[], Any]) -> Flowable[T]:
     return _make("do_finally", _DoFinallySubscriber, source, fn)
+
+
+def do_after_terminate(source: Flowable[T], fn: Callable[[], Any]) -> Flowable[T]:
+    return _make("do_after_terminate", _DoAfterTerminateSubscriber, source, fn)
+
+
+def do_on_terminate(source: Flowable[T], fn: Callable[[], Any]) -> Flowable[T]:
+    """``fn`` before on_complete or on_error goes downstream (RxJava ``doOnTerminate``): on the
+    error path a raising ``fn`` joins the error (as ``do_on_error``), on completion it replaces it
+    (as ``do_on_complete``). Built so that ``fn`` runs once on either path."""
+    _check_callable("do_on_terminate", fn)
+    return do_on_complete(do_on_error(source, lambda _e: fn()), fn)
+
+
+def do_on_each(
+    source: Flowable[T],
+    on_next: Callable[[T], Any] | None,
+    on_error: Callable[[BaseException], Any] | None,
+    on_complete: Callable[[], Any] | None,
+) -> Flowable[T]:
+    """RxJava ``doOnEach``: one callback per signal kind; a raising ``on_next`` or ``on_complete``
+    callback fails the stream and its error also reaches ``on_error`` (the callbacks are stacked
+    next, complete, error so that every failure passes the error callback once)."""
+    f: Flowable[T] = source
+    if on_next is not None:
+        f = do_on_next(f, on_next)
+    if on_complete is not None:
+        f = do_on_complete(f, on_complete)
+    if on_error is not None:
+        f = do_on_error(f, on_error)
+    if on_next is None and on_error is None and on_complete is None:
+        raise TypeError("do_on_each(): give at least one of on_next, on_error, on_complete")
+    return f
