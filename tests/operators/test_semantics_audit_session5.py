@@ -344,3 +344,33 @@ def test_blocking_for_each_runs_on_the_calling_thread_and_cancels_when_fn_raises
     assert cancelled == [True]
     with pytest.raises(ValueError):
         Flowable.concat(Flowable.just(1), Flowable.error(ValueError("up"))).blocking_for_each(lambda x: None)
+
+
+@pytest.mark.parametrize("delay_error", [False, True])
+def test_on_backpressure_buffer_delay_error(delay_error: bool) -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = Flowable.from_publisher(tp).on_backpressure_buffer(delay_error=delay_error).test(0)
+    tp.next(1, 2, 3)
+    tp.error(KeyError("up"))
+    if not delay_error:  # RxJava's default: the error cuts ahead, the buffer is discarded
+        ts.assert_failure(KeyError).assert_no_violations()
+        return
+    ts.assert_no_values().assert_no_errors()
+    ts.request(2)
+    ts.assert_values(1, 2).assert_no_errors()
+    ts.request(1)
+    ts.assert_failure(KeyError, 1, 2, 3).assert_no_violations()
+
+
+def test_on_backpressure_buffer_delay_error_overflow_waits_behind_the_buffer() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = Flowable.from_publisher(tp).on_backpressure_buffer(2, delay_error=True).test(0)
+    tp.next(1, 2, 3)  # the third overflows a capacity of 2
+    tp.assert_was_cancelled()
+    ts.assert_no_values().assert_no_errors()
+    ts.request(5)
+    ts.assert_values(1, 2)
+    assert len(ts.errors) == 1 and type(ts.errors[0]).__name__ == "MissingBackpressureError"
+    ts.assert_no_violations()
+    with pytest.raises(TypeError):
+        Flowable.just(1).on_backpressure_buffer(delay_error=1)  # type: ignore[arg-type]

@@ -1242,6 +1242,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         capacity: int | None = None,
         on_overflow: BackpressureOverflow = BackpressureOverflow.ERROR,
         on_dropped: Callable[[T], Any] | None = None,
+        delay_error: bool = False,
     ) -> Flowable[T]:
         """Buffer elements the downstream has not requested yet (unbounded when ``capacity`` is None).
 
@@ -1252,8 +1253,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: requests unbounded from upstream; on a full buffer applies ``on_overflow``:
         ERROR (cancel upstream, signal ``MissingBackpressureError``), DROP_OLDEST or DROP_LATEST
         (``on_dropped`` is called with the dropped element).
+        Errors: signalled at once, discarding what is buffered (RxJava's default); with
+        ``delay_error=True`` they wait until the buffered elements have been delivered.
         """
-        return _i_on_backpressure_buffer(self, capacity, on_overflow, on_dropped)
+        return _i_on_backpressure_buffer(self, capacity, on_overflow, on_dropped, delay_error)
 
     def on_backpressure_drop(self, on_drop: Callable[[T], Any] | None = None) -> Flowable[T]:
         """Drop elements that arrive without downstream demand (``on_drop`` sees each one).

@@ -18,7 +18,8 @@ Rule 3.9: a bad ``request`` is signalled by the drain owner ahead of any buffere
 upstream is cancelled); in direct mode, where only the upstream's context may signal, it is passed
 to the upstream, which is trusted to validate it and answers with ``on_error``.
 
-Semantics (RxJava's, without ``delay_error``):
+Semantics (RxJava's; ``on_backpressure_buffer(delay_error=True)`` makes an error, from the upstream
+or an overflow, wait behind the buffered elements instead):
 
 * ``on_backpressure_buffer(capacity, on_overflow, on_dropped)`` requests unbounded upstream. On a
   full buffer: ``ERROR`` cancels the upstream, calls ``on_dropped`` with the overflowing element and
@@ -86,6 +87,7 @@ class _QueueDrainSubscriber(Generic[T]):
         "_bad_request",
         "_bad_n",
         "_direct",
+        "_delay_error",
         "__weakref__",
     )
 
@@ -98,8 +100,12 @@ class _QueueDrainSubscriber(Generic[T]):
         on_dropped: Callable[[T], Any] | None,
         initial: int,
         limit: int,
+        delay_error: bool = False,
     ) -> None:
         self._downstream: Subscriber[T] | None = downstream
+        # an error (upstream or overflow) waits behind the buffered elements (True), or discards
+        # them and is signalled at once (False, RxJava's default for onBackpressureBuffer)
+        self._delay_error = delay_error
         self._upstream: Subscription = CANCELLED
         self._queue: deque[T] = deque()  # SPSC: the upstream appends, the drain owner pops
         self._capacity = capacity
@@ -279,7 +285,7 @@ class _QueueDrainSubscriber(Generic[T]):
         q = self._queue
         requested = self._requested
         lim = self._limit
-        delay_error = lim != 0  # rebatch_requests = observe_on(immediate, delay_error=True, n)
+        delay_error = self._delay_error
         while True:
             d = self._downstream
             if self._direct or self._cancelled or d is None:
@@ -350,7 +356,7 @@ class _QueueDrainSubscriber(Generic[T]):
 
 @final
 class _QueueDrainFlowable(Flowable[T]):
-    __slots__ = ("_source", "_name", "_capacity", "_overflow", "_on_dropped", "_initial", "_limit")
+    __slots__ = ("_source", "_name", "_capacity", "_overflow", "_on_dropped", "_initial", "_limit", "_delay_error")
 
     def __init__(
         self,
@@ -361,7 +367,9 @@ class _QueueDrainFlowable(Flowable[T]):
         on_dropped: Callable[[T], Any] | None,
         initial: int,
         limit: int,
+        delay_error: bool = False,
     ) -> None:
+        self._delay_error = delay_error
         self._source = source
         self._name = name
         self._capacity = capacity
@@ -380,6 +388,7 @@ class _QueueDrainFlowable(Flowable[T]):
                 self._on_dropped,
                 self._initial,
                 self._limit,
+                self._delay_error,
             )
         )
 
@@ -400,7 +409,10 @@ def on_backpressure_buffer(
     capacity: int | None,
     on_overflow: BackpressureOverflow,
     on_dropped: Callable[[T], Any] | None,
+    delay_error: bool = False,
 ) -> Flowable[T]:
+    if not isinstance(delay_error, bool):
+        raise TypeError(f"on_backpressure_buffer(): delay_error must be a bool, got {type(delay_error).__name__}")
     if capacity is not None:
         _check_positive("on_backpressure_buffer", "capacity", capacity)
     if not isinstance(on_overflow, BackpressureOverflow):
@@ -410,7 +422,7 @@ def on_backpressure_buffer(
     if on_dropped is not None and not callable(on_dropped):
         raise TypeError("on_backpressure_buffer(): on_dropped must be callable or None")
     reject_async_function("on_backpressure_buffer", "on_dropped", on_dropped, generator=True)
-    return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, _MAX, 0)
+    return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, _MAX, 0, delay_error)
 
 
 def on_backpressure_latest(source: Flowable[T]) -> Flowable[T]:
@@ -419,7 +431,8 @@ def on_backpressure_latest(source: Flowable[T]) -> Flowable[T]:
 
 def rebatch_requests(source: Flowable[T], n: int) -> Flowable[T]:
     _check_positive("rebatch_requests", "n", n)
-    return _QueueDrainFlowable(source, "rebatch_requests", n, _ERROR, None, n, n - (n >> 2))
+    # RxJava's observeOn(immediate, delayError=true, n): an error waits behind the buffered elements
+    return _QueueDrainFlowable(source, "rebatch_requests", n, _ERROR, None, n, n - (n >> 2), True)
 
 
 # ---------------------------------------------------------------------------------------------
