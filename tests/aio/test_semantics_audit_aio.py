@@ -896,3 +896,27 @@ def test_asyncio_scheduler_task_handle_is_disposed_once_its_task_ran() -> None:
         assert later.is_disposed
 
     run(main())
+
+
+def test_blocking_call_on_a_source_bound_to_the_blocked_loop_is_a_clear_error_not_a_deadlock() -> None:
+    import time as _time
+
+    async def agen() -> Any:
+        yield 1
+
+    async def main() -> tuple[float, BaseException | None, Any]:
+        loop = asyncio.get_running_loop()
+        t0 = _time.monotonic()
+        err: BaseException | None = None
+        try:
+            Flowable.from_async_iterable(agen(), loop=loop).blocking_first(timeout=5)
+        except RuntimeError as e:
+            err = e
+        # unbound, the same call runs on the background loop and works
+        ok = Flowable.from_async_iterable(agen()).blocking_first(timeout=5)
+        return _time.monotonic() - t0, err, ok
+
+    elapsed, err, ok = asyncio.run(main())
+    assert err is not None and "bound to the event loop of this thread" in str(err)
+    assert elapsed < 4  # no wait for the timeout: the error came at subscription
+    assert ok == 1

@@ -80,6 +80,21 @@ def stop_background_loop(timeout: float = 2.0) -> None:
         t.join(timeout)
 
 
+# The event loop a blocking bridge (blocking_first, blocking_iterable, ...) hid while it subscribes
+# on that loop's own thread: the thread is about to block, so nothing can run on that loop until
+# the bridge returns. Thread-local: it describes the calling thread only.
+_blocking = threading.local()
+
+
+def hidden_by_blocking_bridge() -> AbstractEventLoop | None:
+    """The loop this thread runs but is about to block (set by the blocking bridges), or None."""
+    return getattr(_blocking, "loop", None)
+
+
+def set_hidden_by_blocking_bridge(loop: AbstractEventLoop | None) -> None:
+    _blocking.loop = loop
+
+
 def resolve_loop(loop: AbstractEventLoop | None = None) -> AbstractEventLoop:
     """``loop`` if given, else the calling thread's running loop, else the background loop."""
     if loop is not None:

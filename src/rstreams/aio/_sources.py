@@ -38,7 +38,7 @@ from .._internal.subscriptions import error_empty
 from .._spec import Subscriber
 from ..errors import NoneElementError
 from ..flowable._flowable import Flowable
-from ._loop import LoopClosedError, resolve_loop
+from ._loop import LoopClosedError, hidden_by_blocking_bridge, resolve_loop
 
 __all__ = ["from_async_iterable", "from_coroutine", "AsyncIterableSubscription"]
 
@@ -262,6 +262,19 @@ class _FromAsyncIterable(Flowable[T]):
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
         loop = resolve_loop(self._loop)
+        if loop is hidden_by_blocking_bridge():
+            # bound (loop=...) to the event loop of the thread that is about to block in a blocking
+            # bridge: its coroutine could never run there (a deadlock); say so instead
+            error_empty(
+                cast("Subscriber[Any]", subscriber),
+                RuntimeError(
+                    f"{self._name}(loop=...) is bound to the event loop of this thread, which a blocking "
+                    "call (blocking_first/last/iterable/subscribe) is about to block: it could never "
+                    "run. Use `await`/`async for` on that loop, or call the blocking method from "
+                    "another thread"
+                ),
+            )
+            return
         sub = AsyncIterableSubscription(subscriber, self._aiterable, loop, self._name)
         if _get_running_loop() is loop:
             sub.start()
