@@ -327,6 +327,8 @@ def do_on_each(
     """RxJava ``doOnEach``: one callback per signal kind; a raising ``on_next`` or ``on_complete``
     callback fails the stream and its error also reaches ``on_error`` (the callbacks are stacked
     next, complete, error so that every failure passes the error callback once)."""
+    if on_next is None and on_error is None and on_complete is None:
+        raise TypeError("do_on_each(): give at least one of on_next, on_error, on_complete")
     f: Flowable[T] = source
     if on_next is not None:
         f = do_on_next(f, on_next)
@@ -334,6 +336,4 @@ def do_on_each(
         f = do_on_complete(f, on_complete)
     if on_error is not None:
         f = do_on_error(f, on_error)
-    if on_next is None and on_error is None and on_complete is None:
-        raise TypeError("do_on_each(): give at least one of on_next, on_error, on_complete")
     return f
