@@ -204,6 +204,11 @@ def session(master: str | None = None, app_name: str = "rstreams", **conf: Any) 
     for k, v in conf.items():
         key = k if "." in k else k.replace("_", ".")
         settings[key] = str(v).lower() if isinstance(v, bool) else str(v)
+    # an OutOfMemoryError must end the driver JVM, never leave it half alive with py4j calls that
+    # are never answered: the exit is then seen within seconds (JvmWatchdog, closed sockets)
+    opts = settings.get("spark.driver.extraJavaOptions", "")
+    if "OutOfMemoryError" not in opts:
+        settings["spark.driver.extraJavaOptions"] = (opts + " -XX:+ExitOnOutOfMemoryError").strip()
     for k, v in settings.items():
         builder = builder.config(k, v)
     try:
