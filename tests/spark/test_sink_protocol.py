@@ -28,10 +28,10 @@ def _read_ids(path: Path) -> list[int]:
     return ids
 
 
-def _sink(path: Path, batch_rows: int, hook=None, attempts: int = 3) -> SparkSink:  # type: ignore[no-untyped-def]
+def _sink(path: Path, batch_rows: int, hook=None, attempts: int = 3, name: str | None = "default") -> SparkSink:  # type: ignore[no-untyped-def]
     return SparkSink(
         spark=None, path=str(path), table=None, format="parquet", mode="append", batch_rows=batch_rows,
-        max_batch_seconds=None, schema=None, stream="default", policy=WritePolicy(attempts, 0.0),
+        max_batch_seconds=None, schema=None, name=name, policy=WritePolicy(attempts, 0.0),
         progress=None, write_hook=hook, engine="pyarrow",
     )
 
@@ -42,7 +42,8 @@ def test_sink_lands_every_row_in_committed_batches(tmp_path: Path) -> None:
     r = s.result(30)
     assert r.rows == 1050 and r.batches == 11
     assert sorted(_read_ids(tmp_path)) == list(range(1050))
-    assert len(os.listdir(tmp_path / "_rstreams_commits" / "default")) == 12  # 11 + _COMPLETE
+    assert len(os.listdir(tmp_path / "_rstreams" / "landings" / "default" / "commits")) == 11
+    assert (tmp_path / "_rstreams" / "landings" / "default" / "_COMPLETE").exists()
 
 
 def test_sink_requests_only_after_commit(tmp_path: Path) -> None:
@@ -142,7 +143,7 @@ _CRASH_SCRIPT = """
 import sys
 from rstreams import Flowable
 from rstreams.spark import to_spark
-r = to_spark(Flowable.range(0, 500).map(lambda i: {{"id": i}}), path={path!r},
+r = to_spark(Flowable.range(0, 500).map(lambda i: {{"id": i}}), path={path!r}, name="default",
              batch_rows=100, engine="pyarrow", progress=False)
 print("rows", r.rows, "skipped", r.skipped_rows)
 """
@@ -155,10 +156,10 @@ def _run_sink_subprocess(path: Path, **env_extra: str) -> subprocess.CompletedPr
 
 
 def test_crash_between_write_and_commit_then_rerun_is_exactly_once(tmp_path: Path) -> None:
-    crashed = _run_sink_subprocess(tmp_path, RSTREAMS_SINK_CRASH_BEFORE_COMMIT="2")
-    assert crashed.returncode == 17, crashed.stderr
+    crashed = _run_sink_subprocess(tmp_path, RSTREAMS_SINK_FAULT="commit:2")
+    assert crashed.returncode == 70, crashed.stderr
     # batch 2's files were written but stay staged: a reader sees exactly the committed batches
-    staged = tmp_path / "_rstreams_staging" / "default" / "batch-00000002"
+    staged = tmp_path / "_rstreams" / "landings" / "default" / "staging" / "batch-00000002"
     assert any("-b00000002-" in n for n in os.listdir(staged))
     assert not any("-b00000002-" in n for n in os.listdir(tmp_path))
     assert sorted(_read_ids(tmp_path)) == list(range(200))
@@ -166,28 +167,27 @@ def test_crash_between_write_and_commit_then_rerun_is_exactly_once(tmp_path: Pat
     assert rerun.returncode == 0, rerun.stderr
     assert "rows 300 skipped 200" in rerun.stdout
     assert sorted(_read_ids(tmp_path)) == list(range(500))
-    assert not (tmp_path / "_rstreams_staging").exists()
+    assert not os.listdir(tmp_path / "_rstreams" / "landings" / "default" / "staging")
 
 
 def test_crash_between_commit_and_publish_then_rerun_rolls_forward(tmp_path: Path) -> None:
-    crashed = _run_sink_subprocess(tmp_path, RSTREAMS_SINK_CRASH_AFTER_COMMIT="2")
-    assert crashed.returncode == 18, crashed.stderr
+    crashed = _run_sink_subprocess(tmp_path, RSTREAMS_SINK_FAULT="committed:2")
+    assert crashed.returncode == 70, crashed.stderr
     # committed but not yet published: invisible until the re-run moves it in (roll forward)
-    assert (tmp_path / "_rstreams_commits" / "default" / "00000002.json").exists()
+    assert (tmp_path / "_rstreams" / "landings" / "default" / "commits" / "00000002.json").exists()
     assert sorted(_read_ids(tmp_path)) == list(range(200))
     rerun = _run_sink_subprocess(tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert "rows 200 skipped 300" in rerun.stdout  # batch 2 counts as committed: rows 200..299
     ids = _read_ids(tmp_path)
     assert sorted(ids) == list(range(500)) and len(ids) == len(set(ids))
-    assert not (tmp_path / "_rstreams_staging").exists()
+    assert not os.listdir(tmp_path / "_rstreams" / "landings" / "default" / "staging")
 
 
 def test_runs_and_streams_appending_to_one_path_never_replace_each_others_files(tmp_path: Path) -> None:
-    # a completed run's successor restarts its batch ids at 0; another stream has its own ids
-    for lo, stream in ((0, "default"), (100, "default"), (200, "other"), (300, "default")):
-        s = _sink(tmp_path, 30)
-        s._stream = stream
+    # unnamed landings and named ones, each with its own batch ids from 0
+    for lo, name in ((0, None), (100, None), (200, "other"), (300, "third")):
+        s = _sink(tmp_path, 30, name=name)  # type: ignore[arg-type]
         Flowable.range(lo, 100).map(lambda i: {"id": i}).subscribe(s)
         assert s.result(30).rows == 100
     ids = _read_ids(tmp_path)
@@ -257,7 +257,7 @@ def test_adaptive_first_batch_of_arrow_elements_is_sized_by_bytes(tmp_path: Path
     batches = [pa.record_batch({"id": list(range(i, i + 1000))}) for i in range(0, 20_000, 1000)]
     s = SparkSink(
         spark=None, path=str(tmp_path), table=None, format="parquet", mode="append", batch_rows=None,
-        max_batch_seconds=None, schema=None, stream="default", policy=WritePolicy(1, 0.0),
+        max_batch_seconds=None, schema=None, name="default", policy=WritePolicy(1, 0.0),
         progress=None, engine="pyarrow",
     )
     Flowable.from_iterable(batches).subscribe(s)

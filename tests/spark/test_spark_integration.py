@@ -160,9 +160,9 @@ def test_landed_stream_reads_committed_batches_as_a_spark_stream(spark: Any, tmp
     out = str(tmp_path / "landed")
     ckpt = str(tmp_path / "ckpt")
     # two runs of two streams: each batch committed, then published, then visible to the file source
-    to_spark(Flowable.range(0, 3000).map(lambda i: {"id": i}), path=out, batch_rows=1000, spark=spark, stream="a")
+    to_spark(Flowable.range(0, 3000).map(lambda i: {"id": i}), path=out, batch_rows=1000, spark=spark, name="a")
     # an uncommitted batch left staged by a crashed writer must stay invisible to the stream
-    staged = os.path.join(out, "_rstreams_staging", "a", "batch-00000099")
+    staged = os.path.join(out, "_rstreams", "landings", "a", "staging", "batch-00000099")
     os.makedirs(staged)
     spark.range(10**6, 10**6 + 50).toDF("id").toPandas().to_parquet(os.path.join(staged, "part-b00000099-00000.parquet"))
 
@@ -181,7 +181,7 @@ def test_landed_stream_reads_committed_batches_as_a_spark_stream(spark: Any, tmp
 
     first = run_query()
     assert sorted(first) == list(range(3000))
-    to_spark(Flowable.range(3000, 1500).map(lambda i: {"id": i}), path=out, batch_rows=500, spark=spark, stream="b")
+    to_spark(Flowable.range(3000, 1500).map(lambda i: {"id": i}), path=out, batch_rows=500, spark=spark, name="b")
     second = run_query()  # same checkpoint: only the files landed since
     assert sorted(second) == list(range(3000, 4500))
     assert sorted(r[0] for r in spark.read.parquet(out).collect()) == list(range(4500))  # batch readers too

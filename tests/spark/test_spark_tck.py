@@ -46,7 +46,7 @@ class TestTckSparkSinkBlackbox(SubscriberBlackboxVerification):
     def create_subscriber(self) -> Any:
         return SparkSink(
             spark=None, path=tempfile.mkdtemp(prefix="rstreams-sink-tck-"), table=None, format="parquet",
-            mode="append", batch_rows=4, max_batch_seconds=None, schema=None, stream="default",
+            mode="append", batch_rows=4, max_batch_seconds=None, schema=None, name="default",
             policy=WritePolicy(1, 0.0), progress=None, engine="pyarrow",
         )
 

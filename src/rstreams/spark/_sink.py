@@ -1,41 +1,31 @@
-"""Flowable -> Spark: a Subscriber that lands a stream as Parquet (or a table) in micro-batches.
+"""Flowable -> Spark: a Subscriber that lands a stream in committed micro-batches, exactly once.
 
 The loop (backpressure reaches the producer):
 
-1. request enough elements for one micro-batch (``batch_rows`` rows);
-2. build an Arrow table of the batch and write it through Spark (one Spark job per micro-batch);
-3. commit it durably (see below), and only then request more. While batch ``k`` is being
-   written, batch ``k + 1`` may fill; nothing more is requested until ``k`` is committed, so at
-   most two batches are ever in memory. The very first request is one element, to learn whether
-   an element is a row or a record batch (and, for Arrow data, its bytes per row); batch ``k + 1``
-   is sealed only when the writer takes it, so a size grown at ``k``'s commit applies to it.
+1. request enough elements for one micro-batch (``batch_rows`` rows, bounded in bytes too);
+2. convert the batch to Arrow with the path's one schema (or refuse it: :mod:`._schema`), write it
+   through Spark (one job per slice of at most ``write_bytes``, so one huge batch cannot run the
+   driver JVM out of memory) into the landing's staging directory;
+3. commit it, publish it (:mod:`._landing` describes the steps and the files), and only then
+   request more. While batch ``k`` is being written, batch ``k + 1`` may fill; nothing more is
+   requested until ``k`` is committed, so at most two batches are ever in memory. The very first
+   request is one element, to learn whether an element is a row or a record batch.
 
-Exactly-once into a path (the pattern of Structured Streaming's file sink commit log): each
-micro-batch has an id. Its part files are written into
-``<path>/_rstreams_staging/<stream>/batch-<id>`` under their final names (``part-<run>-b<id>-...``,
-where ``<run>`` is a random id kept across the resumptions of one run, so that runs and streams
-landing in the same path never collide); then a commit marker
-``<path>/_rstreams_commits/<stream>/<id>.json`` (rows ``[start, end)`` of the stream and the file
-names) is written atomically; only then are the files published, each moved into ``<path>`` with
-one atomic rename. So ``<path>`` only ever holds files of committed batches, and a reader (a batch
-read, or a Structured Streaming file source over ``<path>``: :func:`landed_stream`) never sees a
-batch that may still be rolled back (Spark ignores paths starting with ``_``). On start, the sink
-reads its commit log: committed batches whose files are still staged are published (roll forward),
-everything else this stream staged is deleted (files of other streams and runs are never touched),
-and the first ``end`` rows of the (re-run, deterministic) input
-are skipped. So a crash anywhere, followed by a re-run, neither loses nor duplicates rows. A
-completed run leaves a ``_COMPLETE`` marker; the next run of the same stream then starts afresh (and
-appends).
+Identity and re-runs: ``name=`` names the landing. Without it each call is a new landing with a
+generated name (``SinkResult.name``; a failed one can be resumed by passing that name). A named
+landing re-run after a crash, a failure or a cancel skips exactly the rows its commit log holds
+(checking them against the digests of the committed rows: a different input is an
+:class:`InputMismatchError`, not a silent skip); re-run after it completed, it lands nothing. Two
+live writers of one name: the second gets :class:`LandingInUseError` at once.
 
-For ``table=`` targets the batches are appended with ``saveAsTable``; the commit log makes re-runs
-skip committed rows, but a crash between Spark's write and the commit marker can duplicate one
-batch (at-least-once): prefer ``path=`` for exactly-once.
+Every failure is a :class:`SinkWriteError` (which batch, which rows are committed, how to resume);
+each step (write, commit entry, publish, completion marker) is retried per :class:`WritePolicy`.
+A driver JVM that dies is an error within a second (:class:`~._jvm.JvmWatchdog`), never a hang.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import math
 import os
 import re
@@ -45,42 +35,48 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag
 from .._spec import MAX_DEMAND, Publisher, Subscription
-from ..errors import RStreamsError
+from ..schedulers import DISPOSED
+from ..schedulers._threads import NewThreadScheduler
+from ._jvm import JvmWatchdog, SparkJvmDiedError
+from ._landing import (
+    InputMismatchError,
+    Landing,
+    LandingInUseError,
+    PathLock,
+    SchemaMismatchError,
+    SinkWriteError,
+    SparkFileLog,
+    fault_point,
+    recover_dead_landings,
+    row_digest,
+    sink_file_status,
+)
 from ._progress import Progress
+from ._schema import SchemaProblem, SchemaStore, conform, rows_to_table
 
-__all__ = ["to_spark", "SparkSink", "SinkResult", "SinkWriteError", "WritePolicy"]
+__all__ = [
+    "to_spark",
+    "SparkSink",
+    "SinkResult",
+    "SinkWriteError",
+    "LandingInUseError",
+    "SchemaMismatchError",
+    "InputMismatchError",
+    "WritePolicy",
+]
 
-
-class SinkWriteError(RStreamsError, RuntimeError):
-    """A micro-batch could not be written after the retries. Says which batch and what was lost."""
-
-    def __init__(self, batch_id: int, start_row: int, end_row: int, committed_rows: int, cause: BaseException) -> None:
-        self.batch_id = batch_id
-        self.start_row = start_row
-        self.end_row = end_row
-        self.committed_rows = committed_rows
-        super().__init__(
-            f"to_spark: micro-batch {batch_id} (rows {start_row}..{end_row - 1}) failed: "
-            f"{type(cause).__name__}: {cause}. "
-            + (f"Rows 0..{committed_rows - 1} are committed; rows" if committed_rows else "No row is committed; rows")
-            + f" from {committed_rows} on were not written. Re-run the same stream to resume exactly there."
-        )
-        self.__cause__ = cause
-        self.cause = cause
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # picklable (process pools, Spark's error reporting): rebuilt from its fields
-        return (type(self), (self.batch_id, self.start_row, self.end_row, self.committed_rows, self.cause))
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class WritePolicy:
-    """Retries of a failed micro-batch write: ``attempts`` in all, exponential backoff."""
+    """Retries of a failed step of a micro-batch (write, commit, publish): ``attempts`` in all,
+    exponential backoff."""
 
     attempts: int = 3
     backoff: float = 0.5
@@ -92,7 +88,13 @@ class WritePolicy:
 
 @dataclass
 class SinkResult:
-    """What a ``to_spark`` run did."""
+    """What a ``to_spark`` run did.
+
+    ``rows``/``batches``: landed by this run; ``skipped_rows``: rows of the input that an earlier
+    run of the same named landing had committed; ``committed_rows``: the landing's total;
+    ``name``: the landing's name (pass it to resume a landing that did not complete);
+    ``already_complete``: the named landing had completed before, so nothing was landed.
+    """
 
     rows: int = 0
     batches: int = 0
@@ -101,6 +103,9 @@ class SinkResult:
     path: str | None = None
     table: str | None = None
     batch_ids: list[int] = field(default_factory=list)
+    name: str = ""
+    committed_rows: int = 0
+    already_complete: bool = False
 
     @property
     def rows_per_second(self) -> float:
@@ -111,47 +116,14 @@ class SinkResult:
 #: then under ~10% of it), at most 4x per commit
 _TARGET_BATCH_SECONDS: Final = 2.5
 _MAX_GROWTH: Final = 4.0
-#: and never beyond this much Arrow data per batch (the writer holds one batch, the subscriber fills the next)
+#: default bound of one micro-batch's Arrow data (the writer holds one batch, the subscriber fills the next)
 _MAX_BATCH_BYTES: Final = 192 * 1024 * 1024
 #: the first adaptive batch of Arrow elements (whose size per row is known from the first one):
 #: about a million narrow rows, where a 100k-row start would spend its first jobs on Spark's fixed cost
 _FIRST_ARROW_BATCH_BYTES: Final = 32 * 1024 * 1024
-
-
-class _CommitLog:
-    """The sink's commit log under ``<path>/_rstreams_commits/<stream>``."""
-
-    def __init__(self, root: str, stream: str) -> None:
-        self.dir = os.path.join(root, "_rstreams_commits", stream)
-        os.makedirs(self.dir, exist_ok=True)
-
-    def entries(self) -> list[dict[str, Any]]:
-        out = []
-        for name in sorted(os.listdir(self.dir)):
-            if name.endswith(".json"):
-                with open(os.path.join(self.dir, name)) as f:
-                    out.append(json.load(f))
-        return out
-
-    def completed(self) -> bool:
-        return os.path.exists(os.path.join(self.dir, "_COMPLETE"))
-
-    def reset(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir, exist_ok=True)
-
-    def commit(self, entry: dict[str, Any]) -> None:
-        name = os.path.join(self.dir, f"{entry['batch_id']:08d}.json")
-        tmp = name + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump(entry, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, name)  # atomic: the batch is committed from here on
-
-    def mark_complete(self) -> None:
-        with open(os.path.join(self.dir, "_COMPLETE"), "w") as f:
-            f.write("complete\n")
+#: one createDataFrame is at most this share of the driver's heap (the JVM holds the Arrow data,
+#: then the rows of the write job: a few times the bytes sent)
+_HEAP_SHARE: Final = 8
 
 
 def _local_path(path: str) -> str:
@@ -167,20 +139,58 @@ def _local_path(path: str) -> str:
     return path
 
 
+def _parse_bytes(text: str) -> int | None:
+    m = re.fullmatch(r"\s*(\d+)\s*([kmgt]?)b?\s*", text.lower())
+    if not m:
+        return None
+    return int(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2)]
+
+
+def _driver_heap(spark: Any) -> int | None:
+    try:
+        conf = spark.sparkContext.getConf()
+        return _parse_bytes(conf.get("spark.driver.memory", "1g"))
+    except Exception:  # Spark Connect: the server's memory is its own
+        return None
+
+
 class _Rows:
-    """The pending micro-batch: Arrow pieces and plain rows, converted once at flush."""
+    """The pending micro-batch: parts in arrival order, each an Arrow table/batch or a list of
+    rows of one Python type (converted once, by the writer)."""
+
+    __slots__ = ("parts", "count", "arrow_bytes", "raw_rows", "started", "_kind")
 
     def __init__(self) -> None:
-        self.pieces: list[Any] = []  # pyarrow Tables/RecordBatches
-        self.rows: list[Any] = []  # dicts / tuples / Rows
+        self.parts: list[Any] = []
         self.count = 0
+        self.arrow_bytes = 0
+        self.raw_rows = 0
         self.started = time.monotonic()
+        self._kind: type | None = None
 
-    def clear(self) -> None:
-        self.pieces = []
-        self.rows = []
-        self.count = 0
-        self.started = time.monotonic()
+    def add_rows_part(self, item: Any) -> None:
+        kind = type(item)
+        if self._kind is kind:
+            self.parts[-1].append(item)
+        else:  # a new part: the rows of one part share one conversion (and one column layout)
+            self.parts.append([item])
+            self._kind = kind
+        self.count += 1
+        self.raw_rows += 1
+
+    def add_arrow(self, item: Any) -> None:
+        self.parts.append(item)
+        self._kind = None
+        self.count += item.num_rows
+        self.arrow_bytes += item.nbytes
+
+    def first_row(self) -> Any:
+        p = self.parts[0]
+        return p[0] if isinstance(p, list) else p.slice(0, 1).to_pylist()[0]
+
+    def last_row(self) -> Any:
+        p = self.parts[-1]
+        return p[-1] if isinstance(p, list) else p.slice(p.num_rows - 1, 1).to_pylist()[0]
 
 
 _FILE_FORMATS: Final = frozenset({"parquet", "orc", "json", "csv", "avro"})
@@ -248,11 +258,13 @@ class SparkSink:
         batch_rows: int | None,
         max_batch_seconds: float | None,
         schema: Any,
-        stream: str,
+        name: str | None = None,
         policy: WritePolicy,
         progress: Progress | None,
         write_hook: Callable[[int], Any] | None = None,
         engine: str = "spark",
+        max_batch_bytes: int | None = None,
+        merge_schema: bool = False,
     ) -> None:
         if (path is None) == (table is None):
             raise ValueError("to_spark(): give exactly one of path=... or table=...")
@@ -260,24 +272,42 @@ class SparkSink:
             raise ValueError(f"to_spark(): engine must be 'spark' or 'pyarrow', got {engine!r}")
         if engine == "pyarrow" and (table is not None or format != "parquet"):
             raise ValueError("to_spark(engine='pyarrow') writes Parquet files to a path only")
+        if name is not None and (not isinstance(name, str) or not name.strip()):
+            raise ValueError(f"to_spark(): name must be a non-empty str, got {name!r}")
+        if schema is not None:
+            import pyarrow as pa
+
+            if not isinstance(schema, pa.Schema):
+                raise TypeError(f"to_spark(): schema must be a pyarrow.Schema, got {type(schema).__name__}")
         self._engine = engine
         self._spark = spark
         self._path = _local_path(path) if path is not None else None
+        if self._path is not None and os.path.exists(self._path) and not os.path.isdir(self._path):
+            raise ValueError(f"to_spark(path={path!r}): the path is a file; a landing needs a directory")
         self._table = table
         self._format = format
         self._mode = mode
         self._adaptive = batch_rows is None
         self._batch_rows = batch_rows or 100_000
-        # adaptive growth stops at 4M rows or _MAX_BATCH_BYTES of Arrow data, whichever comes first
+        # adaptive growth stops at 4M rows or max_batch_bytes of Arrow data, whichever comes first
         self._max_batch_rows = max(self._batch_rows, 4_000_000)
+        self._max_bytes = max_batch_bytes or _MAX_BATCH_BYTES
+        heap = _driver_heap(spark) if (spark is not None and engine == "spark") else None
+        # one Spark write (createDataFrame + save) sends at most this much to the driver JVM
+        self._write_bytes = min(self._max_bytes, heap // _HEAP_SHARE) if heap else self._max_bytes
+        self._row_bytes = 0.0  # Arrow bytes per row of converted rows (to bound raw-row batches)
         self._max_batch_seconds = max_batch_seconds
-        self._schema = schema
-        self._stream = stream
-        self._run = ""  # set by _recover: the id in this run's file names
+        self._user_schema = schema
+        self._schema: Any = None  # the path's schema this landing writes (known from the first batch)
+        self._schema_version = 0  # the version of it in the path's schema store
+        self._schema_stored = False  # True once self._schema is the stored version (not only inferred)
+        self._merge = merge_schema
+        self._named = name is not None
+        self._name = name if name is not None else f"landing-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self._policy = policy
         self._progress = progress
         self._write_hook = write_hook
-        self._lock = threading.Lock()  # guards the pending batch, demand and writer state
+        self._lock = threading.Lock()  # guards the pending batch, demand, skip state and writer state
         self._pending = _Rows()
         self._outstanding = 0  # elements requested and not yet received
         self._unit_rows: int | None = None  # rows per element (None until the first element)
@@ -290,25 +320,54 @@ class SparkSink:
         self._completed = False  # on_complete: the partial last batch is written too (not after on_error)
         self._failed: BaseException | None = None
         self._upstream: Subscription | None = None
-        self._result = SinkResult(path=path, table=table)
+        self._result = SinkResult(path=path, table=table, name=self._name)
         self._start = time.monotonic()
         self._future: concurrent.futures.Future[SinkResult] = concurrent.futures.Future()
-        self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="rstreams-spark-sink")
+
+        # the writer: one daemon thread running its tasks in order (a write stuck in a dead JVM
+        # never keeps the interpreter from exiting)
+        self._writer = NewThreadScheduler("rstreams-spark-sink").create_worker()
         self._timer: threading.Timer | None = None
         self._finished = AtomicFlag()
-        self._log: _CommitLog | None = None
-        self._skip = 0
+        self._released = AtomicFlag()
+        self._landing: Landing | None = None
+        self._log: SparkFileLog | None = None
+        self._path_lock: PathLock | None = None
+        self._schemas: SchemaStore | None = None
+        self._skip = 0  # input rows still to skip (committed by an earlier run of this landing)
+        self._row = 0  # input row index of the next element's first row
+        self._checks: dict[int, str] = {}  # input row -> digest committed for it
+        self._verify_only = False  # the named landing completed before: check the input, land nothing
         self._next_id = 0
-        self._next_row = 0  # stream row index of the next row of the pending batch
+        self._next_row = 0  # input row index of the next row of the pending batch
+        self._inflight: tuple[int, int, int] | None = None  # batch id, start row, end row being written
         # table=...: its batches are staged and committed as files in the table's own location
         # (exactly-once, as a path), then the catalog is refreshed; False: saveAsTable per batch
         self._table_files = False
         self._partition_cols: list[str] = []  # saveAsTable into an existing partitioned table
-        self._recover()
+        self._watchdog: JvmWatchdog | None = None
+        try:
+            self._start_landing()
+        except SinkWriteError:
+            self._release()
+            raise
+        except (OSError, TimeoutError, ValueError) as e:
+            self._release()
+            if isinstance(e, ValueError) and not isinstance(e, SchemaProblem):
+                raise
+            raise SinkWriteError(None, 0, 0, self._result.committed_rows, e, self._name, "start") from e
+        if engine == "spark" and spark is not None:
+            self._watchdog = JvmWatchdog(spark, f"to_spark(name={self._name!r})", self._on_jvm_death).start()
 
-    # -- recovery ------------------------------------------------------------------------------
-    def _recover(self) -> None:
+    # -- starting ------------------------------------------------------------------------------
+    def _start_landing(self) -> None:
         if self._table is not None and self._path is None:
+            if self._mode == "overwrite" and self._spark.catalog.tableExists(self._table):
+                loc = _table_files_location(self._spark, self._table, self._format)
+                if loc is not None:
+                    # a new schema may come with the new rows: the first commit creates the table anew
+                    self._spark.sql(f"DROP TABLE {_quote_table(self._table)}")
+                    shutil.rmtree(loc, ignore_errors=True)  # an external table keeps its files
             self._path = _table_files_location(self._spark, self._table, self._format)
             self._table_files = self._path is not None
         root = self._path
@@ -324,36 +383,73 @@ class SparkSink:
             warehouse = self._spark.conf.get("spark.sql.warehouse.dir", "spark-warehouse")
             root = os.path.join(_local_path(warehouse), f"_rstreams_{self._table}")
         os.makedirs(root, exist_ok=True)
-        self._log = _CommitLog(root, self._stream)
-        if self._log.completed():
-            self._log.reset()
-        entries = self._log.entries()
-        if not entries and self._path is not None and self._mode == "overwrite":
-            for name in os.listdir(self._path):
-                if not name.startswith("_"):
-                    p = os.path.join(self._path, name)
-                    shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
-            if self._table_files and self._table is not None and self._spark.catalog.tableExists(self._table):
-                # the new rows may have another schema: the first commit creates the table anew
-                self._spark.sql(f"DROP TABLE {_quote_table(self._table)}")
-                os.makedirs(self._log.dir, exist_ok=True)  # dropping a managed table removes its directory
-        # file names carry a run id: a resumed run keeps its own, a fresh run (or the next run after
-        # a completed one, whose batch ids restart at 0) draws a new one, so no file is ever replaced
-        self._run = str(entries[-1].get("run") or uuid.uuid4().hex[:12]) if entries else uuid.uuid4().hex[:12]
-        committed = {e["batch_id"] for e in entries}
-        end = 0
+        landing = Landing(root, self._name)
+        self._landing = landing
+        landing.acquire(self._mode)
+        self._log = SparkFileLog(root)
+        self._path_lock = PathLock(root)
+        self._schemas = SchemaStore(root)
+        if self._path is not None:
+            with self._path_lock.held():
+                if not self._log.exists():
+                    self._log.create(self._adopt_existing_files())
+            recover_dead_landings(root, self._name, self._log, self._path_lock)
+        entries = landing.roll(self._log, self._path_lock) if self._path is not None else landing.entries()
+        end = max((int(e["end_row"]) for e in entries), default=0)
         for e in entries:
-            end = max(end, int(e["end_row"]))
+            for k, v in (e.get("checks") or {}).items():
+                self._checks[int(k)] = str(v)
         self._skip = end
         self._next_row = end
-        self._next_id = (max(committed) + 1) if committed else 0
-        self._result.skipped_rows = end
-        if self._path is not None:
-            for e in entries:  # roll forward: committed, but the crash came before every file moved
-                self._publish(int(e["batch_id"]), list(e.get("files", [])))
-            shutil.rmtree(self._staging_root(), ignore_errors=True)  # this stream's uncommitted batches
-            if entries and self._table_files:
-                self._register_table()
+        self._next_id = max((int(e["batch_id"]) for e in entries), default=-1) + 1
+        self._result.skipped_rows = 0
+        self._result.committed_rows = end
+        if landing.completion() is not None:
+            self._verify_only = True
+        self._load_schema()
+        if self._table_files and entries:
+            self._register_table()
+
+    def _adopt_existing_files(self) -> list[dict[str, Any]]:
+        """Data already in the path when its first landing starts stays visible: the new log lists it."""
+        assert self._path is not None
+        files = []
+        for name in sorted(os.listdir(self._path)):
+            if name.startswith(("_", ".")):
+                continue
+            p = os.path.join(self._path, name)
+            if os.path.isdir(p):
+                raise ValueError(
+                    f"to_spark(path={self._path!r}): the path holds the directory {name!r} (a partitioned "
+                    "dataset?); a landing's readers list only the files it commits, so that data would "
+                    "vanish from them: land into another path, or use table=..."
+                )
+            files.append(sink_file_status(p))
+        return files
+
+    def _load_schema(self) -> None:
+        assert self._schemas is not None
+        current = self._schemas.current()
+        fresh_overwrite = self._mode == "overwrite" and self._next_id == 0
+        if current is not None and not fresh_overwrite:
+            self._schema_version, self._schema = current
+            self._schema_stored = True
+            if self._user_schema is not None:
+                # the caller's schema must fit the path's: its columns, castable to the path's types
+                import pyarrow as pa
+
+                try:
+                    conform(pa.Table.from_pylist([], schema=self._user_schema), self._schema, self._merge)
+                except SchemaProblem as e:
+                    raise SinkWriteError(
+                        None, 0, 0, self._result.committed_rows, e, self._name, "start",
+                        f"schema= does not fit the schema of what is landed in the path: {e}",
+                    ) from e
+        elif current is not None:
+            self._schema_version = current[0]  # an overwrite registers its schema as the next version
+            self._schema = self._user_schema
+        else:
+            self._schema = self._user_schema
 
     # -- Subscriber ----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -363,6 +459,11 @@ class SparkSink:
             subscription.cancel()  # rule 2.5
             return
         self._upstream = subscription
+        if self._verify_only and not self._checks:
+            self._upstream.cancel()  # completed with no row: nothing to check, nothing to land
+            self._result.already_complete = True
+            self._finish_after_writes(None)
+            return
         if self._max_batch_seconds:
             self._arm_timer()
         self._request_more()
@@ -371,13 +472,19 @@ class SparkSink:
         with self._lock:
             if self._done or self._failed is not None or self._upstream is None:
                 return
-            if self._unit_rows is None:
+            if self._unit_rows is None or self._verify_only:
                 # learn what an element is (a row or a record batch of any size) from one element
                 # first: a larger first request of big record batches would fill several batches
                 # at the starting size, each then a Spark job of its own
                 want = 1 - self._outstanding
+            elif self._skip:
+                # re-run: the committed rows are read (and checked) without being landed
+                want = max(1, math.ceil(min(self._skip, self._batch_rows) / max(1, self._unit_rows))) - self._outstanding
             else:
                 rows_needed = self._batch_rows - self._pending.count
+                if self._row_bytes and self._pending.raw_rows:
+                    left = (self._max_bytes - self._pending.arrow_bytes) / self._row_bytes - self._pending.raw_rows
+                    rows_needed = min(rows_needed, max(1, int(left)))
                 want = max(0, math.ceil(rows_needed / max(1, self._unit_rows))) - self._outstanding
             if want <= 0:
                 return
@@ -389,20 +496,40 @@ class SparkSink:
         if item is None:
             raise TypeError("to_spark: on_next(None): None is not a valid element (rule 2.13)")
         flush: _Rows | None = None
+        error: BaseException | None = None
+        verified = False
         with self._lock:
             if self._done or self._failed is not None:
                 return
             self._outstanding -= 1
-            if self._unit_rows is None and self._adaptive:
-                self._size_first_batch(item)
-            n = self._add(item)
+            try:
+                if self._unit_rows is None and self._adaptive:
+                    self._size_first_batch(item)
+                n = self._add(item)
+            except InputMismatchError as e:
+                error = e
+                n = 1
             if self._unit_rows is None or n > self._unit_rows:
                 self._unit_rows = max(1, n)
-            if self._pending.count >= self._batch_rows and not self._writing:
+            if error is None and self._verify_only:
+                verified = True  # the first row is the committed one: nothing more to read
+            elif error is None and self._batch_full() and not self._writing:
                 flush = self._seal_for_writer()
+        if verified:
+            self._stop_after_verify()
+            return
+        if error is not None:
+            self._fail(error)
+            return
         if flush is not None:
-            self._writer.submit(self._write_loop, flush)
+            self._writer.schedule(lambda: self._write_loop(flush))
         self._request_more()
+
+    def _batch_full(self) -> bool:
+        p = self._pending
+        if p.count >= self._batch_rows:
+            return True
+        return bool(p.count) and p.arrow_bytes + p.raw_rows * self._row_bytes >= self._max_bytes
 
     def _size_first_batch(self, item: Any) -> None:
         """Adaptive mode, first element: Arrow data tells its bytes per row, so the first batch
@@ -412,30 +539,47 @@ class SparkSink:
 
         if isinstance(item, (pa.RecordBatch, pa.Table)) and item.num_rows:
             per_row = max(1, item.nbytes // item.num_rows)
-            self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, _FIRST_ARROW_BATCH_BYTES // per_row))
+            first = min(_FIRST_ARROW_BATCH_BYTES, self._max_bytes) // per_row
+            self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, first))
+
+    def _check(self, row_index: int, row: Any) -> None:
+        want = self._checks.get(row_index)
+        if want is not None and row_digest(row) != want:
+            raise InputMismatchError(
+                None, 0, 0, self._result.committed_rows, None, self._name, "resume",
+                f"the input differs from what this landing committed: its row {row_index} is {_short(row)}, "
+                "which is not the row committed there. A named landing resumes the same input; land "
+                "different data under another name (or without name=)",
+            )
 
     def _add(self, item: Any) -> int:
-        """Append one element to the pending batch, skipping rows committed by an earlier run."""
+        """Under ``_lock``: append one element to the pending batch, skipping (and checking) rows
+        committed by an earlier run of this landing. Returns the element's row count."""
         import pyarrow as pa
 
         if isinstance(item, (pa.RecordBatch, pa.Table)):
-            n = item.num_rows
+            n: int = item.num_rows
             if self._skip:
                 k = min(self._skip, n)
+                for r in self._checks:
+                    if self._row <= r < self._row + k:
+                        self._check(r, item.slice(r - self._row, 1).to_pylist()[0])
                 self._skip -= k
+                self._row += k
+                self._result.skipped_rows += k
                 item = item.slice(k)
-                n -= k
-            if n:
-                self._pending.pieces.append(item)
-                self._pending.count += n
-            return item.num_rows if n else 1
-        if item is None:
-            raise TypeError("to_spark: None is not a valid element (rule 2.13)")
+            if item.num_rows:
+                self._pending.add_arrow(item)
+                self._row += item.num_rows
+            return max(1, n)
         if self._skip:
+            self._check(self._row, item)
             self._skip -= 1
+            self._row += 1
+            self._result.skipped_rows += 1
             return 1
-        self._pending.rows.append(item)
-        self._pending.count += 1
+        self._pending.add_rows_part(item)
+        self._row += 1
         return 1
 
     def _take_pending(self) -> _Rows:
@@ -464,11 +608,35 @@ class SparkSink:
             if self._done:
                 return
             self._done = True
-            self._completed = True
-            if self._pending.count and not self._writing:  # else the write loop takes it
-                flush = self._seal_for_writer()
+            if self._skip:
+                short = self._result.committed_rows - self._skip
+                error: BaseException | None = InputMismatchError(
+                    None, 0, 0, self._result.committed_rows, None, self._name, "resume",
+                    f"the input ended after {short} rows, but this landing has committed "
+                    f"{self._result.committed_rows}: it is not the input that was landed. A named landing "
+                    "resumes the same input; land different data under another name (or without name=)",
+                )
+            else:
+                error = None
+                self._completed = True
+                if self._pending.count and not self._writing:  # else the write loop takes it
+                    flush = self._seal_for_writer()
+        if error is not None:
+            self._fail(error)
+            return
         if flush is not None:
-            self._writer.submit(self._write_loop, flush)
+            self._writer.schedule(lambda: self._write_loop(flush))
+        self._finish_after_writes(None)
+
+    def _stop_after_verify(self) -> None:
+        """A completed named landing was re-run and its input checked: land nothing."""
+        with self._lock:
+            self._done = True
+            up = self._upstream
+        if up is not None:
+            up.cancel()
+        self._result.already_complete = True
+        self._result.skipped_rows = self._result.committed_rows
         self._finish_after_writes(None)
 
     # -- writing -------------------------------------------------------------------------------
@@ -484,43 +652,77 @@ class SparkSink:
             with self._lock:
                 # a full pending batch (at the size just chosen), or the rest after on_complete
                 p = self._pending
-                if p.count and not self._cancelled and (p.count >= self._batch_rows or self._completed):
+                if p.count and not self._cancelled and (self._batch_full() or self._completed):
                     nxt = self._take_pending()
                 else:
                     nxt = None
                     self._writing = False
             self._request_more()
 
-    def _write_committed(self, batch: _Rows) -> None:
-        table = self._to_arrow(batch)
-        rows = table.num_rows
-        batch_id = self._next_id
-        start_row = self._next_row
-        end_row = start_row + rows
+    def _attempt(self, step: str, batch_id: int, start_row: int, end_row: int, fn: Callable[[], T], committed: int) -> T:
+        """Run one step of a batch with the retry policy; the last failure is a SinkWriteError."""
         attempt = 0
-        t0 = time.monotonic()
         while True:
             attempt += 1
             try:
-                if self._write_hook is not None:
-                    self._write_hook(batch_id)
-                files = self._write(table, batch_id)
-                break
+                return fn()
+            except SchemaProblem as e:
+                raise SchemaMismatchError(batch_id, start_row, end_row, committed, e, self._name, step, str(e)) from e
             except Exception as e:
-                if attempt >= self._policy.attempts:
-                    raise SinkWriteError(batch_id, start_row, end_row, start_row, e) from e
-                plugins.on_error(e, f"to_spark: micro-batch {batch_id} attempt {attempt} failed; retrying")
+                if self._failed is not None:  # the sink failed meanwhile (a dead JVM): stop here
+                    raise self._failed from e
+                if attempt >= self._policy.attempts or step == "convert":  # a conversion fails the same way again
+                    raise SinkWriteError(
+                        batch_id, start_row, end_row, committed, e, self._name, step,
+                        f"{type(e).__name__}: {e} (after {attempt} attempt{'s' if attempt > 1 else ''})",
+                    ) from e
+                plugins.on_error(e, f"to_spark: micro-batch {batch_id} {step} attempt {attempt} failed; retrying")
                 time.sleep(self._policy.delay(attempt))
-        assert self._log is not None
-        if os.environ.get("RSTREAMS_SINK_CRASH_BEFORE_COMMIT") == str(batch_id):
-            os._exit(17)  # fault injection (crash-recovery tests): data staged, no commit marker
-        self._log.commit({"batch_id": batch_id, "run": self._run, "start_row": start_row, "end_row": end_row, "rows": rows, "files": files})
-        if os.environ.get("RSTREAMS_SINK_CRASH_AFTER_COMMIT") == str(batch_id):
-            os._exit(18)  # fault injection: committed, files still staged (the re-run rolls forward)
+
+    def _write_committed(self, batch: _Rows) -> None:
+        batch_id = self._next_id
+        start_row = self._next_row
+        end_row = start_row + batch.count
+        committed = start_row
+        self._inflight = (batch_id, start_row, end_row)
+        t0 = time.monotonic()
+        table = self._attempt("convert", batch_id, start_row, end_row, lambda: self._to_arrow(batch, start_row), committed)
+        rows = table.num_rows
+        if batch.raw_rows:
+            raw_bytes = max(0, table.nbytes - batch.arrow_bytes)
+            self._row_bytes = raw_bytes / batch.raw_rows
+        checks = {str(start_row): row_digest(batch.first_row()), str(end_row - 1): row_digest(batch.last_row())}
+
+        def write() -> list[str]:
+            if self._write_hook is not None:
+                self._write_hook(batch_id)
+            return self._write(table, batch_id, start_row)
+
+        files = self._attempt("write", batch_id, start_row, end_row, write, committed)
+        landing = self._landing
+        assert landing is not None and self._log is not None and self._path_lock is not None
+        if self._failed is not None:
+            raise self._failed
+        fault_point("commit", batch_id)
+        entry = {
+            "batch_id": batch_id,
+            "token": landing.token,
+            "start_row": start_row,
+            "end_row": end_row,
+            "rows": rows,
+            "files": files,
+            "checks": checks,
+            "overwrite": self._mode == "overwrite" and batch_id == 0 and self._path is not None,
+        }
+        self._attempt("commit", batch_id, start_row, end_row, lambda: landing.commit(entry), committed)
+        fault_point("committed", batch_id)
+        self._result.committed_rows = end_row
         if self._path is not None:
-            self._publish(batch_id, files)
+            log, lock = self._log, self._path_lock
+            self._attempt("publish", batch_id, start_row, end_row, lambda: landing.publish(entry, log, lock), end_row)
             if self._table_files:
-                self._register_table()
+                self._attempt("publish", batch_id, start_row, end_row, self._register_table, end_row)
+        self._inflight = None
         elapsed = time.monotonic() - t0
         self._next_id += 1
         self._next_row = end_row
@@ -537,40 +739,106 @@ class SparkSink:
             per_row = max(1, table.nbytes // max(1, rows))
             growth = min(_MAX_GROWTH, _TARGET_BATCH_SECONDS / max(elapsed, 1e-3))
             grown = int(self._batch_rows * growth)
-            self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, grown, _MAX_BATCH_BYTES // per_row))
+            self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, grown, self._max_bytes // per_row))
 
-    def _to_arrow(self, batch: _Rows) -> Any:
+    def _to_arrow(self, batch: _Rows, start_row: int) -> Any:
+        """The batch as one Arrow table with the path's schema (fixed by the first batch)."""
+        while True:
+            table, schema = self._convert(batch, start_row)
+            if self._schema_stored and schema.equals(self._schema):
+                return table
+            try:
+                self._register_schema(schema)
+                return table
+            except _SchemaChanged:
+                continue  # another landing fixed the path's schema first: convert to that one
+
+    def _convert(self, batch: _Rows, start_row: int) -> tuple[Any, Any]:
         import pyarrow as pa
 
         tables = []
-        for p in batch.pieces:
-            tables.append(pa.Table.from_batches([p]) if isinstance(p, pa.RecordBatch) else p)
-        if batch.rows:
-            tables.append(self._rows_to_table(batch.rows))
-        if len(tables) == 1:
-            return tables[0]
-        return pa.concat_tables(tables, promote_options="default")
-
-    def _rows_to_table(self, rows: list[Any]) -> Any:
-        import pyarrow as pa
-
-        first = rows[0]
+        row = start_row
         schema = self._schema
-        if isinstance(first, dict):
-            return pa.Table.from_pylist(rows, schema=schema)
-        if hasattr(first, "asDict"):  # pyspark Row
-            return pa.Table.from_pylist([r.asDict() for r in rows], schema=schema)
-        if isinstance(first, tuple):
-            cols = list(zip(*rows, strict=True))
-            if schema is not None:
-                return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema, strict=True)], schema=schema)
-            names = list(getattr(first, "_fields", None) or [f"c{i}" for i in range(len(first))])
-            return pa.Table.from_arrays([pa.array(c) for c in cols], names=names)
-        return pa.Table.from_pylist([{"value": r} for r in rows])
+        # the first batch of a path may still grow its schema part by part (all keys of the batch)
+        growing = self._merge or not self._schema_stored
+        for part in batch.parts:
+            if isinstance(part, list):
+                t = rows_to_table(part, schema, growing, row)
+                row += len(part)
+            else:
+                t = pa.Table.from_batches([part]) if isinstance(part, pa.RecordBatch) else part
+                row += t.num_rows
+            if schema is None:
+                schema = t.schema  # the first part of the first batch: the others must fit it
+                for f in schema:
+                    if pa.types.is_null(f.type):
+                        raise SchemaProblem(
+                            f"column {f.name!r} is None in every row of the first batch, so its type is "
+                            "unknown; give schema=pyarrow.schema([...]) to land it"
+                        )
+            t, grown = conform(t, schema, growing)
+            if grown is not None:
+                schema = grown
+            tables.append(t)
+        if len(tables) > 1:
+            tables = [conform(t, schema, False)[0] for t in tables]  # earlier parts gain later columns
+        return (tables[0] if len(tables) == 1 else pa.concat_tables(tables)), schema
 
-    def _write(self, table: Any, batch_id: int) -> list[str]:
-        if self._engine == "pyarrow":
-            return self._write_pyarrow(table, batch_id)
+    def _register_schema(self, schema: Any) -> None:
+        """The path's schema becomes ``schema`` (the first batch's, or grown by merge_schema). If
+        another writer registered a version first, this one adopts it and raises _SchemaChanged."""
+        assert self._schemas is not None
+        if self._schemas.register(self._schema_version + 1, schema):
+            self._schema_version += 1
+            self._schema = schema
+            self._schema_stored = True
+            return
+        current = self._schemas.current()
+        assert current is not None
+        self._schema_version, self._schema = current
+        self._schema_stored = True
+        raise _SchemaChanged(self._schema)
+
+    def _write(self, table: Any, batch_id: int, start_row: int) -> list[str]:
+        landing = self._landing
+        assert landing is not None
+        if self._table is not None and not self._table_files:
+            self._write_spark(table, None, batch_id)
+            return []
+        staging = landing.staging(batch_id)
+        shutil.rmtree(staging, ignore_errors=True)
+        os.makedirs(staging)
+        for piece in self._slices(table, start_row):
+            if self._engine == "pyarrow":
+                import pyarrow.parquet as pq
+
+                pq.write_table(piece, os.path.join(staging, f"part-{uuid.uuid4().hex[:8]}.parquet"))
+            else:
+                self._write_spark(piece, staging, batch_id)
+        staged = []
+        for name in sorted(os.listdir(staging)):
+            p = os.path.join(staging, name)
+            if name.startswith("part-"):
+                final = f"part-{landing.token}-b{batch_id:08d}-{name[len('part-'):]}"
+                os.replace(p, os.path.join(staging, final))  # final name, still staged
+                staged.append(final)
+            elif os.path.isdir(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.remove(p)  # _SUCCESS, checksums
+        return staged
+
+    def _slices(self, table: Any, start_row: int) -> list[Any]:
+        """``table`` cut into pieces of at most ``_write_bytes`` (one row over it is an error: the
+        driver JVM would run out of heap on it)."""
+        if table.nbytes <= self._write_bytes or table.num_rows <= 1:
+            if table.num_rows == 1 and table.nbytes > self._write_bytes:
+                raise _TooLarge(start_row, table.nbytes, self._write_bytes)
+            return [table]
+        half = table.num_rows // 2
+        return self._slices(table.slice(0, half), start_row) + self._slices(table.slice(half), start_row + half)
+
+    def _write_spark(self, table: Any, staging: str | None, batch_id: int) -> None:
         spark = self._spark
         cores = _parallelism(spark)
         # the Arrow split of createDataFrame is a session setting: set for this batch only and
@@ -590,29 +858,14 @@ class SparkSink:
                     spark.conf.unset(k)
                 else:
                     spark.conf.set(k, old)
-        if self._table is not None and not self._table_files:
+        if staging is None:
             mode = "append" if (batch_id > 0 or self._mode == "append") else self._mode
             writer = df.write.mode(mode).format(self._format)
             if self._partition_cols and mode == "append":
                 writer = writer.partitionBy(*self._partition_cols)  # an existing partitioned table
             writer.saveAsTable(self._table)
-            return []
-        assert self._path is not None
-        staging = self._staging(batch_id)
-        shutil.rmtree(staging, ignore_errors=True)
-        df.write.mode("overwrite").format(self._format).save(staging)
-        staged = []
-        for name in sorted(os.listdir(staging)):
-            p = os.path.join(staging, name)
-            if name.startswith("part-") and not name.startswith(f"part-{self._run}-"):
-                final = f"part-{self._run}-b{batch_id:08d}-{name[len('part-'):]}"
-                os.replace(p, os.path.join(staging, final))  # final name, still staged
-                staged.append(final)
-            elif os.path.isdir(p):
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                os.remove(p)  # _SUCCESS, checksums
-        return staged
+            return
+        df.write.mode("append").format(self._format).save(staging)
 
     def _register_table(self) -> None:
         """Make the catalog see the table's files: create it over its location (an external table,
@@ -624,45 +877,19 @@ class SparkSink:
         if spark.catalog.tableExists(self._table):
             spark.sql(f"REFRESH TABLE {name}")
             return
-        has_data = any(not n.startswith(("_", ".")) for n in os.listdir(self._path))
-        if has_data:
-            loc = self._path.replace("'", "\\'")
-            spark.sql(f"CREATE TABLE IF NOT EXISTS {name} USING {self._format} LOCATION '{loc}'")
-
-    def _staging_root(self) -> str:
-        assert self._path is not None
-        return os.path.join(self._path, "_rstreams_staging", re.sub(r"[^A-Za-z0-9_.-]", "_", self._stream))
-
-    def _staging(self, batch_id: int) -> str:
-        return os.path.join(self._staging_root(), f"batch-{batch_id:08d}")
-
-    def _publish(self, batch_id: int, files: list[str]) -> None:
-        """Move a committed batch's staged files into the path (each an atomic rename; idempotent)."""
-        assert self._path is not None
-        staging = self._staging(batch_id)
-        for name in files:
-            src = os.path.join(staging, name)
-            if os.path.exists(src):
-                os.replace(src, os.path.join(self._path, name))
-        shutil.rmtree(staging, ignore_errors=True)
-        for d in (os.path.dirname(staging), os.path.dirname(os.path.dirname(staging))):
-            try:
-                os.rmdir(d)  # tidy; fails harmlessly while another stream still stages there
-            except OSError:
-                break
-
-    def _write_pyarrow(self, table: Any, batch_id: int) -> list[str]:
-        """No JVM on the hot path: one Parquet file per batch, staged like Spark's (same commit log)."""
-        import pyarrow.parquet as pq
-
-        staging = self._staging(batch_id)
-        shutil.rmtree(staging, ignore_errors=True)
-        os.makedirs(staging, exist_ok=True)
-        name = f"part-{self._run}-b{batch_id:08d}-00000.parquet"
-        pq.write_table(table, os.path.join(staging, name))
-        return [name]
+        loc = self._path.replace("'", "\\'")
+        spark.sql(f"CREATE TABLE IF NOT EXISTS {name} USING {self._format} LOCATION '{loc}'")
 
     # -- ending --------------------------------------------------------------------------------
+    def _on_jvm_death(self, error: SparkJvmDiedError) -> None:
+        inflight = self._inflight
+        committed = self._result.committed_rows
+        if inflight is not None:
+            batch_id, start, end = inflight
+            self._fail(SinkWriteError(batch_id, start, end, committed, error, self._name, "write"))
+        else:
+            self._fail(SinkWriteError(None, 0, 0, committed, error, self._name, "write"))
+
     def _fail(self, error: BaseException) -> None:
         with self._lock:
             if self._failed is not None:
@@ -672,15 +899,23 @@ class SparkSink:
             self._done = True
         if up is not None:
             up.cancel()
-        self._finish(error)
+        if isinstance(error, SinkWriteError) and isinstance(error.cause, SparkJvmDiedError):
+            self._finish(error)  # the writer may be stuck in a call to the dead JVM: answer now
+            self._writer.schedule(self._release)
+            return
+        self._finish_after_writes(error)
 
     def _finish_after_writes(self, error: BaseException | None) -> None:
         # The writer is one thread running its tasks in order, and a running write loop also
         # takes the batch waiting behind it: a task queued now runs after every pending write.
-        try:
-            self._writer.submit(self._finish, error)
-        except RuntimeError:  # the writer already stopped (a failed write)
-            self._finish(error)
+        def finish() -> None:
+            try:
+                self._finish(error)
+            finally:
+                self._release()
+
+        if self._writer.schedule(finish) is DISPOSED:
+            finish()
 
     def _finish(self, error: BaseException | None) -> None:
         if not self._finished.try_set():
@@ -691,13 +926,33 @@ class SparkSink:
         if self._progress is not None:
             self._progress.close()
         error = self._failed or error
-        if error is None and self._log is not None:
-            self._log.mark_complete()
-        self._writer.shutdown(wait=False)
+        if error is None and self._completed and self._landing is not None and self._landing.held:
+            try:
+                committed = self._result.committed_rows
+                self._attempt("complete", self._next_id, committed, committed, lambda: self._mark_complete(), committed)
+            except SinkWriteError as e:
+                error = e
         if error is not None:
             self._future.set_exception(error)
         else:
             self._future.set_result(self._result)
+
+    def _mark_complete(self) -> None:
+        landing = self._landing
+        assert landing is not None
+        if self._named or landing.has_staged():
+            landing.mark_complete(self._result.committed_rows)
+        else:
+            landing.remove()  # an unnamed landing is never resumed once complete: leave nothing behind
+
+    def _release(self) -> None:
+        if not self._released.try_set():
+            return
+        if self._watchdog is not None:
+            self._watchdog.stop()
+        if self._landing is not None:
+            self._landing.release()
+        self._writer.dispose()
 
     def _arm_timer(self) -> None:
         assert self._max_batch_seconds is not None
@@ -715,10 +970,15 @@ class SparkSink:
             if self._pending.count and age >= (self._max_batch_seconds or 0) and not self._writing:
                 flush = self._seal_for_writer()
         if flush is not None:
-            self._writer.submit(self._write_loop, flush)
+            self._writer.schedule(lambda: self._write_loop(flush))
         self._arm_timer()
 
     # -- results -------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The landing's name (generated when none was given)."""
+        return self._name
+
     @property
     def future(self) -> concurrent.futures.Future[SinkResult]:
         return self._future
@@ -728,7 +988,8 @@ class SparkSink:
 
     def cancel(self) -> None:
         """Stop: cancel the upstream; the batch being written still commits, rows not yet in a
-        written batch are not (``result().rows`` and the commit log say where a re-run resumes)."""
+        written batch are not (``result().committed_rows`` and the commit log say where a re-run
+        with the landing's name resumes)."""
         with self._lock:
             up = self._upstream
             self._done = True
@@ -736,6 +997,28 @@ class SparkSink:
         if up is not None:
             up.cancel()
         self._finish_after_writes(None)
+
+
+class _SchemaChanged(SchemaProblem):
+    """Another landing fixed the path's schema first: the batch is converted again to that one."""
+
+    def __init__(self, schema: Any) -> None:
+        super().__init__("the path's schema was set by another landing meanwhile")
+        self.schema = schema
+
+
+class _TooLarge(SchemaProblem):
+    def __init__(self, row: int, size: int, limit: int) -> None:
+        super().__init__(
+            f"row {row} holds {size / 2**20:.1f} MiB of data, more than one write may send to the driver JVM "
+            f"({limit / 2**20:.1f} MiB: an eighth of spark.driver.memory, or max_batch_bytes); raise "
+            "spark.driver.memory or split the row"
+        )
+
+
+def _short(row: Any) -> str:
+    text = repr(row)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def _parallelism(spark: Any) -> int:
@@ -756,43 +1039,67 @@ def to_spark(
     *,
     path: str | None = None,
     table: str | None = None,
+    name: str | None = None,
     format: str = "parquet",
     mode: str = "append",
     batch_rows: int | None = None,
     max_batch_seconds: float | None = None,
+    max_batch_bytes: int | None = None,
     schema: Any = None,
-    stream: str = "default",
+    merge_schema: bool = False,
     spark: Any = None,
     retry: WritePolicy | None = None,
     block: bool = True,
     progress: bool | None = None,
     timeout: float | None = None,
     engine: str = "spark",
+    stream: str | None = None,
 ) -> Any:
-    """Land ``publisher`` through Spark in committed micro-batches, with backpressure.
+    """Land ``publisher`` through Spark in committed micro-batches, exactly once, with backpressure.
 
-    Elements may be dicts, tuples (named tuples name the columns; ``schema`` (a ``pyarrow.Schema``)
-    types them), pyspark ``Row``s, or ``pyarrow.RecordBatch``/``Table``s. Returns a
-    :class:`SinkResult` (rows, batches, seconds) when ``block`` (default), else a
-    ``concurrent.futures.Future`` of it.
+    Elements may be dicts, tuples (named tuples name the columns), pyspark ``Row``s, or
+    ``pyarrow.RecordBatch``/``Table``s. Returns a :class:`SinkResult` when ``block`` (default),
+    else a ``concurrent.futures.Future`` of it.
 
     Example::
 
         from rstreams import Flowable, spark
-        result = spark.to_spark(Flowable.range(0, 1000).map(lambda i: {"id": i}), path="/tmp/out")
-        print(result.rows, result.batches)
+        r = spark.to_spark(Flowable.range(0, 1000).map(lambda i: {"id": i}), path="/tmp/out", name="ids")
+        print(r.rows, r.batches)           # 1000 1; run again: 0 rows, r.already_complete
 
-    Backpressure: requests one micro-batch (``batch_rows`` rows; adaptive from 100k when None)
-    and requests more only after it is committed: at most two batches in memory.
-    Errors: a failed write is retried per ``retry`` (:class:`WritePolicy`), then the stream is
-    cancelled and a :class:`SinkWriteError` names the batch and what was not committed.
+    Identity: ``name`` names the landing (like a Structured Streaming query's checkpoint). Without
+    it every call is a new landing that appends (a failed one can still be resumed by passing
+    the generated ``SinkResult.name``/``SinkWriteError.landing``). Re-running a named landing after
+    a crash, failure or cancel lands exactly the rows it had not committed (the input must be the
+    same: its committed rows are checked, and a different input is an
+    :class:`InputMismatchError`); re-running one that completed lands nothing. A second live
+    writer of the same name gets :class:`LandingInUseError`; different names append to one path
+    concurrently. ``stream`` is the former spelling of ``name``.
+
+    Visibility: Spark readers of ``path`` (``spark.read.parquet(path)``, a table over it,
+    :func:`landed_stream`) see whole committed batches only: the files are listed in
+    ``<path>/_spark_metadata``, the log of Spark's own file sink. ``mode="overwrite"`` replaces
+    what readers see at the first commit (one atomic switch of that log).
+
+    Schema: one per path. ``schema`` (a ``pyarrow.Schema``) when given, else inferred from every
+    key of the first batch; a later row or batch that does not fit (an unknown key, a value that
+    cannot be cast exactly) is a :class:`SchemaMismatchError` before anything of its batch is
+    committed; ``merge_schema=True`` lets it add nullable columns instead.
+
+    Backpressure: requests one micro-batch (``batch_rows`` rows; adaptive from 100k when None;
+    at most ``max_batch_bytes`` of Arrow data, 192 MiB by default) and requests more only after
+    it is committed: at most two batches in memory. One Spark write sends at most an eighth of
+    the driver's heap; a single larger row is a clear error.
+    Errors: every step (write, commit, publish) is retried per ``retry`` (:class:`WritePolicy`),
+    then the stream is cancelled and a :class:`SinkWriteError` names the batch, the committed rows
+    and the name to resume with. A dead driver JVM fails the landing within a second.
     ``max_batch_seconds`` flushes a partial batch that has waited that long.
     ``table=``: a file-format table of the session catalog (new, or existing and not partitioned)
-    on a local or mounted filesystem is landed like a path, in its own location, exactly-once, and
-    the catalog is refreshed after each commit (or the table created over the location: a later
-    process with a fresh in-memory catalog appends to it instead of failing); any other table
-    (partitioned, another format or catalog, remote storage) gets Spark's ``saveAsTable`` append
-    per batch, which a crash between write and commit can repeat (at-least-once).
+    on a local or mounted filesystem is landed like a path, in its own location, exactly-once,
+    and the catalog is refreshed after each commit; ``mode="overwrite"`` there drops the table
+    first (not atomic). Any other table (partitioned, another format or catalog, remote storage)
+    gets Spark's ``saveAsTable`` append per batch, which a crash between write and commit can
+    repeat (at-least-once).
     ``engine="pyarrow"`` writes the Parquet files with pyarrow alone (no JVM on the hot path,
     same commit protocol); the data stays readable by Spark.
     """
@@ -800,8 +1107,16 @@ def to_spark(
 
     if mode not in ("append", "overwrite"):
         raise ValueError(f"to_spark(): mode must be 'append' or 'overwrite', got {mode!r}")
-    if batch_rows is not None and (not isinstance(batch_rows, int) or batch_rows <= 0):
+    if batch_rows is not None and (isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows <= 0):
         raise ValueError(f"to_spark(): batch_rows must be a positive int, got {batch_rows!r}")
+    if max_batch_bytes is not None and (
+        isinstance(max_batch_bytes, bool) or not isinstance(max_batch_bytes, int) or max_batch_bytes <= 0
+    ):
+        raise ValueError(f"to_spark(): max_batch_bytes must be a positive int, got {max_batch_bytes!r}")
+    if stream is not None:
+        if name is not None and name != stream:
+            raise ValueError(f"to_spark(): name={name!r} and stream={stream!r} disagree (stream is the old spelling of name)")
+        name = stream
     s = spark if (spark is not None or engine == "pyarrow") else session()
     prog = Progress(f"to_spark {path or table}", enabled=progress)
     sink = SparkSink(
@@ -812,8 +1127,10 @@ def to_spark(
         mode=mode,
         batch_rows=batch_rows,
         max_batch_seconds=max_batch_seconds,
+        max_batch_bytes=max_batch_bytes,
         schema=schema,
-        stream=stream,
+        merge_schema=merge_schema,
+        name=name,
         policy=retry or WritePolicy(),
         progress=prog,
         engine=engine,
@@ -822,3 +1139,4 @@ def to_spark(
     if not block:
         return sink.future
     return sink.result(timeout)
+

@@ -1,0 +1,247 @@
+"""One schema per landed path: rows and record batches are converted to it, or refused.
+
+The first batch landed into a path fixes its schema (``schema=`` when given, else inferred from
+every key of every row of that batch); it is stored under ``<path>/_rstreams/schema/<v>.json``.
+Each later batch, of this landing or another, is converted to it before anything of the batch is
+written: a missing key is a null, a value is cast only where the cast is exact (a wider integer,
+an integer into a float, ``string`` into ``large_string``...), and an unknown key or a value that
+does not fit is a :class:`~rstreams.spark.SchemaMismatchError` naming the column and the row.
+``merge_schema=True`` lets a batch add nullable columns (a new schema version); readers then see
+them with ``spark.read.option("mergeSchema", "true")`` or the schema of :func:`path_schema`.
+Nothing is ever dropped silently.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import os
+from typing import Any
+
+from ._landing import CONTROL_DIR, write_atomic
+
+__all__ = ["SchemaStore", "rows_to_table", "conform", "SchemaProblem", "path_schema"]
+
+
+class SchemaProblem(ValueError):
+    """What does not fit, in words; the sink turns it into a SchemaMismatchError with the batch."""
+
+
+class SchemaStore:
+    """``<root>/_rstreams/schema/<v>.json``: the versions of a path's schema (the highest wins)."""
+
+    def __init__(self, root: str) -> None:
+        self.dir = os.path.join(root, CONTROL_DIR, "schema")
+
+    def current(self) -> tuple[int, Any] | None:
+        import pyarrow as pa
+
+        try:
+            names = [n for n in os.listdir(self.dir) if n.endswith(".json") and n[:-5].isdigit()]
+        except FileNotFoundError:
+            return None
+        if not names:
+            return None
+        v = max(int(n[:-5]) for n in names)
+        with open(os.path.join(self.dir, f"{v:08d}.json"), encoding="utf-8") as f:
+            data = json.load(f)
+        schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(data["arrow"])))
+        return v, schema
+
+    def register(self, version: int, schema: Any) -> bool:
+        """Create version ``version`` (False if another writer created it first)."""
+        os.makedirs(self.dir, exist_ok=True)
+        data = {
+            "fields": [f"{f.name}: {f.type}" for f in schema],
+            "arrow": base64.b64encode(schema.serialize().to_pybytes()).decode("ascii"),
+        }
+        return write_atomic(os.path.join(self.dir, f"{version:08d}.json"), json.dumps(data, indent=1).encode(), exclusive=True)
+
+
+def path_schema(path: str) -> Any:
+    """The pyarrow schema of what ``to_spark`` landed in ``path`` (None if nothing yet)."""
+    from ._sink import _local_path
+
+    cur = SchemaStore(_local_path(path)).current()
+    return None if cur is None else cur[1]
+
+
+# -- compatibility ---------------------------------------------------------------------------
+def castable(src: Any, dst: Any) -> bool:
+    """True when every value of type ``src`` has an exact value of type ``dst`` (a safe cast may
+    still refuse a value out of range, which is then an error, never a truncation)."""
+    import pyarrow.types as pt
+
+    if src.equals(dst) or pt.is_null(src):
+        return True
+    if pt.is_integer(src) and (pt.is_integer(dst) or pt.is_floating(dst) or pt.is_decimal(dst)):
+        return True
+    if pt.is_floating(src) and pt.is_floating(dst):
+        return bool(dst.bit_width >= src.bit_width)
+    if pt.is_decimal(src) and pt.is_decimal(dst):
+        return True  # the safe cast refuses a value that loses digits
+    for fam in (
+        (pt.is_string, pt.is_large_string),
+        (pt.is_binary, pt.is_large_binary),
+        (pt.is_date32, pt.is_date64),
+    ):
+        if any(f(src) for f in fam) and any(f(dst) for f in fam):
+            return True
+    if pt.is_timestamp(src) and pt.is_timestamp(dst):
+        return bool(src.tz == dst.tz)
+    if (pt.is_list(src) or pt.is_large_list(src)) and (pt.is_list(dst) or pt.is_large_list(dst)):
+        return castable(src.value_type, dst.value_type)
+    if pt.is_struct(src) and pt.is_struct(dst):
+        names = {dst.field(i).name: dst.field(i).type for i in range(dst.num_fields)}
+        return all(
+            src.field(i).name in names and castable(src.field(i).type, names[src.field(i).name])
+            for i in range(src.num_fields)
+        )
+    return False
+
+
+def conform(table: Any, schema: Any, merge: bool) -> tuple[Any, Any | None]:
+    """``table`` with ``schema``'s columns, types and order; with ``merge``, columns ``schema``
+    lacks are appended (nullable) and the grown schema is returned second (else None)."""
+    import pyarrow as pa
+
+    names = set(schema.names)
+    extra = [f for f in table.schema if f.name not in names]
+    grown = None
+    if extra:
+        if not merge:
+            cols = ", ".join(repr(f.name) for f in extra)
+            raise SchemaProblem(
+                f"column(s) {cols} are not in the landing's schema ({_fields(schema)}); pass "
+                "merge_schema=True to add them as nullable columns, or land them elsewhere"
+            )
+        for f in extra:
+            if pa.types.is_null(f.type):
+                raise SchemaProblem(f"new column {f.name!r} is None in every row, so its type is unknown: give schema=")
+        grown = pa.schema(list(schema) + [f.with_nullable(True) for f in extra])
+        schema = grown
+    if table.schema.equals(schema, check_metadata=False):
+        return table, grown
+    arrays = []
+    for field in schema:
+        idx = table.schema.get_field_index(field.name)
+        if idx < 0:
+            arrays.append(pa.nulls(table.num_rows, type=field.type))
+            continue
+        col = table.column(idx)
+        if col.type.equals(field.type):
+            arrays.append(col)
+            continue
+        if not castable(col.type, field.type):
+            raise SchemaProblem(
+                f"column {field.name!r} is {col.type} here but {field.type} in the landing's schema, and "
+                f"{col.type} cannot be cast to {field.type} without changing values"
+            )
+        try:
+            arrays.append(col.cast(field.type, safe=True))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+            raise SchemaProblem(f"column {field.name!r}: a value does not fit {field.type} ({e})") from e
+    return pa.Table.from_arrays(arrays, schema=schema), grown
+
+
+def _fields(schema: Any) -> str:
+    return ", ".join(f"{f.name}: {f.type}" for f in schema)
+
+
+# -- rows -> Arrow -----------------------------------------------------------------------------
+def _column(name: str, values: list[Any], type_: Any, first_row: int) -> Any:
+    """One column as an Arrow array; a value that does not fit names its row."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(values, type=type_, from_pandas=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
+        ref = None
+        for i, v in enumerate(values):
+            if v is None:
+                continue
+            try:
+                if type_ is not None:
+                    pa.array([v], type=type_)
+                elif ref is None:
+                    ref = pa.array([v]).type
+                else:
+                    pa.array([v], type=ref)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+                want = type_ if type_ is not None else ref
+                raise SchemaProblem(
+                    f"column {name!r}: row {first_row + i} has {v!r} ({type(v).__name__}), which does not fit "
+                    f"{want}" + ("" if type_ is not None else " (the type of the column's earlier values)")
+                ) from e
+        raise SchemaProblem(f"column {name!r}: {e}") from e
+
+
+def rows_to_table(rows: list[Any], schema: Any, merge: bool, first_row: int) -> Any:
+    """Rows of one kind (dicts, pyspark Rows, named tuples, tuples, or scalars) as an Arrow table.
+
+    With ``schema``, columns are converted to its types (a missing key is null; an unknown key is
+    an error unless ``merge``: then it is inferred and appended, and :func:`conform` grows the
+    schema). Without, every key of every row is a column, typed from its values.
+    ``first_row`` is the landing's index of ``rows[0]`` (for the messages)."""
+    import pyarrow as pa
+
+    first = rows[0]
+    if hasattr(first, "asDict"):  # pyspark Row
+        rows = [r.asDict(recursive=True) for r in rows]
+        first = rows[0]
+    if isinstance(first, dict):
+        keys = list(dict.fromkeys(itertools.chain.from_iterable(rows)))
+        types = {f.name: f.type for f in schema} if schema is not None else {}
+        cols = {}
+        for k in keys:
+            if not isinstance(k, str):
+                raise SchemaProblem(f"a row has the key {k!r} ({type(k).__name__}): column names must be str")
+            cols[k] = _column(k, [r.get(k) for r in rows], types.get(k), first_row)
+        if schema is not None:
+            for f in schema:
+                if f.name not in cols:
+                    cols[f.name] = pa.nulls(len(rows), type=f.type)
+        return _nonnull(pa.table(cols), schema)
+    if isinstance(first, tuple):
+        width = len(first)
+        for i, r in enumerate(rows):
+            if len(r) != width:
+                raise SchemaProblem(
+                    f"row {first_row + i} is a tuple of {len(r)} values, row {first_row} of {width}: tuples "
+                    "must all have the same width (use dicts or named tuples for optional columns)"
+                )
+        fields = getattr(first, "_fields", None)
+        if fields:
+            names = list(fields)
+        elif schema is not None:
+            if width != len(schema):
+                raise SchemaProblem(
+                    f"row {first_row} is a tuple of {width} values but the landing's schema has "
+                    f"{len(schema)} columns ({_fields(schema)})"
+                )
+            names = list(schema.names)
+        else:
+            names = [f"c{i}" for i in range(width)]
+        types = {f.name: f.type for f in schema} if schema is not None else {}
+        columns: list[Any] = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
+        cols = {n: _column(n, list(c), types.get(n), first_row) for n, c in zip(names, columns, strict=True)}
+        return _nonnull(pa.table(cols), schema)
+    type_ = None
+    if schema is not None and "value" in schema.names:
+        type_ = schema.field("value").type
+    return _nonnull(pa.table({"value": _column("value", list(rows), type_, first_row)}), schema)
+
+
+def _nonnull(table: Any, schema: Any) -> Any:
+    """Without a schema to give them a type, columns that are None in every row are refused."""
+    import pyarrow as pa
+
+    if schema is None:
+        for f in table.schema:
+            if pa.types.is_null(f.type):
+                raise SchemaProblem(
+                    f"column {f.name!r} is None in every row of the first batch, so its type is unknown; "
+                    "give schema=pyarrow.schema([...]) to land it"
+                )
+    return table
