@@ -15,17 +15,32 @@ Example::
 from ._progress import Progress
 from ._scale import PartitionError, run_on_spark
 from ._session import DEFAULT_CONF, SparkUnavailableError, check_java, session
-from ._sink import SinkResult, SinkWriteError, SparkSink, WritePolicy, to_spark
+from ._jvm import SparkJvmDiedError
+from ._schema import path_schema
+from ._sink import (
+    InputMismatchError,
+    LandingInUseError,
+    SchemaMismatchError,
+    SinkResult,
+    SinkWriteError,
+    SparkSink,
+    WritePolicy,
+    to_spark,
+)
 from ._source import batch_to_rows, from_dataframe, from_sql, from_table
 from ._streaming import CheckpointInUseError, from_stream, landed_stream
 
 __all__ = [
     "CheckpointInUseError",
     "DEFAULT_CONF",
+    "InputMismatchError",
+    "LandingInUseError",
     "PartitionError",
     "Progress",
+    "SchemaMismatchError",
     "SinkResult",
     "SinkWriteError",
+    "SparkJvmDiedError",
     "SparkSink",
     "SparkUnavailableError",
     "WritePolicy",
@@ -36,6 +51,7 @@ __all__ = [
     "from_stream",
     "from_table",
     "landed_stream",
+    "path_schema",
     "run_on_spark",
     "session",
     "to_spark",

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import RStreamsError
 
-__all__ = ["SparkJvmDiedError", "JvmWatchdog", "driver_jvm_process", "jvm_exit_code"]
+__all__ = ["SparkJvmDiedError", "JvmWatchdog", "driver_jvm_process", "jvm_exit_code", "dead_jvm_error"]
 
 
 class SparkJvmDiedError(RStreamsError, RuntimeError):
@@ -59,6 +59,24 @@ def jvm_exit_code(spark: Any) -> tuple[int | None, int | None] | None:
         return None
     code = proc.poll()
     return None if code is None else (getattr(proc, "pid", None), code)
+
+
+def dead_jvm_error(spark: Any, what: str, grace: float = 2.0) -> SparkJvmDiedError | None:
+    """A :class:`SparkJvmDiedError` when the driver JVM of ``spark`` has exited, else None (alive,
+    or not a JVM this process started).
+
+    Meant for the moment a socket or py4j call to the JVM has just failed: a JVM that dies closes
+    its sockets a little before the OS reports it exited, so this waits up to ``grace`` seconds
+    for the exit before saying the JVM is alive (a failure with a living JVM pays that wait once).
+    """
+    proc = driver_jvm_process(spark)
+    if proc is None:
+        return None
+    try:
+        code = proc.wait(timeout=grace) if grace > 0 else proc.poll()
+    except Exception:  # subprocess.TimeoutExpired: still running
+        return None
+    return None if code is None else SparkJvmDiedError(what, getattr(proc, "pid", None), code)
 
 
 class JvmWatchdog:

@@ -109,11 +109,19 @@ class SinkWriteError(RStreamsError, RuntimeError):
             if committed_rows
             else "No row is committed; rows"
         )
-        resume = (
-            f" Re-run the same input with name={landing!r} to resume exactly there."
-            if landing
-            else " Re-run the same input to resume."
-        )
+        if step == "resume":
+            resume = ""
+        elif step == "convert":
+            resume = (
+                " Nothing of this batch was written: fix those rows (or pass schema= / merge_schema=True), then "
+                + (f"re-run with name={landing!r} to resume there." if landing else "re-run.")
+            )
+        else:
+            resume = (
+                f" Re-run the same input with name={landing!r} to resume exactly there."
+                if landing
+                else " Re-run the same input to resume."
+            )
         super().__init__(f"{what}: {why}. {done} from {committed_rows} on were not landed.{resume}")
         if cause is not None:
             self.__cause__ = cause

@@ -950,8 +950,11 @@ class SparkSink:
             return
         if self._watchdog is not None:
             self._watchdog.stop()
-        if self._landing is not None:
-            self._landing.release()
+        landing = self._landing
+        if landing is not None and landing.held:
+            if not self._named and not self._result.committed_rows and not landing.has_staged():
+                landing.remove()  # an unnamed landing that committed nothing has nothing to resume
+            landing.release()
         self._writer.dispose()
 
     def _arm_timer(self) -> None:
