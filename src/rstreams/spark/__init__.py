@@ -12,11 +12,11 @@ Example::
     n = spark.from_dataframe(s.read.parquet("/tmp/ids"), as_="rows").count().blocking_first()
 """
 
+from ._jvm import SparkJvmDiedError
 from ._progress import Progress
 from ._scale import PartitionError, run_on_spark
-from ._session import DEFAULT_CONF, SparkUnavailableError, check_java, session
-from ._jvm import SparkJvmDiedError
 from ._schema import path_schema
+from ._session import DEFAULT_CONF, SparkUnavailableError, check_java, session
 from ._sink import (
     InputMismatchError,
     LandingInUseError,
