@@ -298,12 +298,13 @@ def from_stream(streaming_df: Any, *, as_: str = "arrow", checkpoint: str | None
 def landed_stream(path: str, *, spark: Any = None, format: str = "parquet", schema: Any = None, **options: Any) -> Any:
     """A Structured Streaming DataFrame over what :func:`~rstreams.spark.to_spark` landed in ``path``.
 
-    The way back into Spark: ``to_spark`` publishes a micro-batch's files into ``path`` only after
-    its commit marker is durable, so Spark's file source (which skips ``_rstreams_staging`` and
-    ``_rstreams_commits``: names starting with ``_``) sees each committed batch's files once and
-    never a batch that could still be rolled back. New batches landed later show up in later
-    triggers. ``schema`` defaults to the schema of the files already landed (a file stream source
-    needs one up front); ``options`` go to the reader (``maxFilesPerTrigger=...``).
+    The way back into Spark: ``to_spark`` lists each committed batch's files in
+    ``<path>/_spark_metadata`` (the log of Spark's own file sink), and Spark's file source reads a
+    path with that log through it: it sees each committed batch whole, once, and never a batch
+    that could still be rolled back. New batches landed later show up in later triggers.
+    ``schema`` defaults to the schema of what is already landed, with every column a
+    ``merge_schema`` landing added (a file stream source needs one up front); ``options`` go to the
+    reader (``maxFilesPerTrigger=...``).
 
     Example::
 
@@ -327,7 +328,10 @@ def landed_stream(path: str, *, spark: Any = None, format: str = "parquet", sche
                 f"landed_stream({path!r}): nothing has been landed there yet, so the schema is unknown; "
                 "pass schema=... (a DDL string or StructType)"
             )
-        schema = s.read.format(format).load(local).schema
+        reader0 = s.read.format(format)
+        if format == "parquet":
+            reader0 = reader0.option("mergeSchema", "true")  # columns a merge_schema landing added later
+        schema = reader0.load(local).schema
     else:
         os.makedirs(local, exist_ok=True)  # a stream over a path that to_spark will land into later
     reader = s.readStream.format(format).schema(schema)
