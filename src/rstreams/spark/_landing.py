@@ -568,7 +568,8 @@ class Landing:
             return False
 
     def publish(self, entry: dict[str, Any], log: SparkFileLog, lock: PathLock, visible: set[str] | None = None) -> None:
-        """Steps 3-5 for a committed batch, each idempotent (a roll-forward repeats them)."""
+        """Steps 3-5 for a committed batch, each idempotent (a roll-forward repeats them).
+        ``visible``: the URIs the log lists already (read from the log when None)."""
         batch_id = int(entry["batch_id"])
         staging = self.staging(batch_id)
         finals = []

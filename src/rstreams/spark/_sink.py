@@ -337,6 +337,8 @@ class SparkSink:
         self._skip = 0  # input rows still to skip (committed by an earlier run of this landing)
         self._row = 0  # input row index of the next element's first row
         self._checks: dict[int, str] = {}  # input row -> digest committed for it
+        self._check_rows: list[int] = []  # its keys in order; _check_at: the next one to meet
+        self._check_at = 0
         self._verify_only = False  # the named landing completed before: check the input, land nothing
         self._next_id = 0
         self._next_row = 0  # input row index of the next row of the pending batch
@@ -399,6 +401,7 @@ class SparkSink:
         for e in entries:
             for k, v in (e.get("checks") or {}).items():
                 self._checks[int(k)] = str(v)
+        self._check_rows = sorted(self._checks)
         self._skip = end
         self._next_row = end
         self._next_id = max((int(e["batch_id"]) for e in entries), default=-1) + 1
@@ -561,9 +564,11 @@ class SparkSink:
             n: int = item.num_rows
             if self._skip:
                 k = min(self._skip, n)
-                for r in self._checks:
-                    if self._row <= r < self._row + k:
-                        self._check(r, item.slice(r - self._row, 1).to_pylist()[0])
+                rows, i = self._check_rows, self._check_at
+                while i < len(rows) and rows[i] < self._row + k:
+                    self._check(rows[i], item.slice(rows[i] - self._row, 1).to_pylist()[0])
+                    i += 1
+                self._check_at = i
                 self._skip -= k
                 self._row += k
                 self._result.skipped_rows += k
@@ -573,7 +578,10 @@ class SparkSink:
                 self._row += item.num_rows
             return max(1, n)
         if self._skip:
-            self._check(self._row, item)
+            rows, i = self._check_rows, self._check_at
+            if i < len(rows) and rows[i] == self._row:
+                self._check(self._row, item)
+                self._check_at = i + 1
             self._skip -= 1
             self._row += 1
             self._result.skipped_rows += 1
@@ -719,7 +727,16 @@ class SparkSink:
         self._result.committed_rows = end_row
         if self._path is not None:
             log, lock = self._log, self._path_lock
-            self._attempt("publish", batch_id, start_row, end_row, lambda: landing.publish(entry, log, lock), end_row)
+            tries = [0]
+
+            def publish() -> None:
+                # the files are new (unique names): only a retry, which may follow an append that
+                # did happen, reads the log to find what is listed already (a file listed twice
+                # would be read twice)
+                tries[0] += 1
+                landing.publish(entry, log, lock, None if tries[0] > 1 else set())
+
+            self._attempt("publish", batch_id, start_row, end_row, publish, end_row)
             if self._table_files:
                 self._attempt("publish", batch_id, start_row, end_row, self._register_table, end_row)
         self._inflight = None
