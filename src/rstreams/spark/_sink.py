@@ -950,6 +950,13 @@ class SparkSink:
             except SinkWriteError as e:
                 error = e
         if error is not None:
+            if not isinstance(error, SinkWriteError):  # the upstream's own error: say where the landing stands
+                c = self._result.committed_rows
+                done = f"rows 0..{c - 1} are committed" if c else "no row is committed"
+                error.add_note(
+                    f"to_spark(name={self._name!r}): the input failed; {done}. Re-run the same input with "
+                    f"name={self._name!r} to resume after them."
+                )
             self._future.set_exception(error)
         else:
             self._future.set_result(self._result)
