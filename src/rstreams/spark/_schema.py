@@ -154,6 +154,12 @@ def _column(name: str, values: list[Any], type_: Any, first_row: int) -> Any:
     """One column as an Arrow array; a value that does not fit names its row."""
     import pyarrow as pa
 
+    if type_ is not None and pa.types.is_integer(type_):
+        # pyarrow's conversion of Python floats to an integer type truncates silently (1.5 -> 1):
+        # convert without the type, then cast safely, which refuses a fraction (2.0 still fits)
+        exact = _integer_column(name, values, type_, first_row)
+        if exact is not None:
+            return exact
     try:
         return pa.array(values, type=type_, from_pandas=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
@@ -175,6 +181,33 @@ def _column(name: str, values: list[Any], type_: Any, first_row: int) -> Any:
                     f"{want}" + ("" if type_ is not None else " (the type of the column's earlier values)")
                 ) from e
         raise SchemaProblem(f"column {name!r}: {e}") from e
+
+
+def _integer_column(name: str, values: list[Any], type_: Any, first_row: int) -> Any:
+    """``values`` as an array of the integer ``type_`` without truncating a float, or None when
+    they are not all numbers (the typed conversion then accepts or refuses them)."""
+    import pyarrow as pa
+
+    try:
+        inferred = pa.array(values, from_pandas=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        inferred = None  # mixed kinds, or ints beyond what floats hold exactly: checked one by one
+    if inferred is not None and not (pa.types.is_integer(inferred.type) or pa.types.is_floating(inferred.type)):
+        return None
+    if inferred is not None:
+        if inferred.type.equals(type_):
+            return inferred
+        try:
+            return inferred.cast(type_, safe=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass  # a fraction or an out-of-range value: name the row below
+    for i, v in enumerate(values):
+        if isinstance(v, float) and not v.is_integer():
+            raise SchemaProblem(
+                f"column {name!r}: row {first_row + i} has {v!r} (float), which does not fit {type_} "
+                "without changing its value"
+            )
+    return None  # no fraction: the typed conversion reports a value out of range
 
 
 def rows_to_table(rows: list[Any], schema: Any, merge: bool, first_row: int) -> Any:
