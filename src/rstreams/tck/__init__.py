@@ -23,7 +23,7 @@ runs under pytest-xdist. Timeouts: ``RSTREAMS_TCK_TIMEOUT_MS`` (200), ``RSTREAMS
 (100), ``RSTREAMS_TCK_POLL_TIMEOUT_MS`` (10), ``RSTREAMS_TCK_GC_TIMEOUT_MS`` (300); the JVM names
 (``DEFAULT_TIMEOUT_MILLIS`` ...) work too.
 
-Without pytest collection: ``python -m rstreams.tck mymod:make_range --kind publisher`` or
+Without pytest collection (pytest need not be installed): ``python -m rstreams.tck mymod:make_range --kind publisher`` or
 :func:`run_verification`.
 
 Execution model: the kit drives the implementation from the test's thread and waits (with timeouts)

@@ -5,9 +5,12 @@ Every test of the kit is a method ``test_<kind>_<name>`` where ``kind`` is one o
 the JVM's ``mustImmediatelyPassOnOnErrorEvents...``). The :func:`tck_test` decorator records the rule
 and the kind on the function and gives every run a fresh :class:`~rstreams.tck.TestEnvironment`.
 
-Outcomes are pytest's own exceptions, so a verification runs unchanged under pytest and under the CLI
-runner: an :class:`AssertionError` (or ``pytest.fail``) is a failure, ``pytest.skip`` a skip, and
-``pytest.xfail`` the visible outcome of an OPTIONAL rule the implementation does not implement.
+Outcomes are pytest's own exceptions when pytest is installed, so a verification runs unchanged under
+pytest and under the CLI runner: an :class:`AssertionError` (or ``pytest.fail``) is a failure,
+``pytest.skip`` a skip, and ``pytest.xfail`` the visible outcome of an OPTIONAL rule the implementation
+does not implement. Without pytest (``pip install rstreams`` has no pytest; ``rstreams tck`` and
+:func:`~rstreams.tck.run_verification` must work there) the kit raises its own outcome exceptions of the
+same shape (``BaseException`` subclasses with a ``msg``), which the runner classifies the same way.
 """
 
 from __future__ import annotations
@@ -16,8 +19,6 @@ import functools
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar
-
-import pytest
 
 from .._spec import RULES
 
@@ -40,10 +41,43 @@ __all__ = [
 
 KINDS: Final = ("required", "optional", "stochastic", "untested")
 
-#: pytest's outcome exception classes (public through the helper functions' ``Exception`` attribute).
-SkipOutcome: Final[type[BaseException]] = pytest.skip.Exception
-XFailOutcome: Final[type[BaseException]] = pytest.xfail.Exception
-FailOutcome: Final[type[BaseException]] = pytest.fail.Exception
+
+class _KitOutcome(BaseException):
+    """An outcome raised when pytest is not installed (BaseException, like pytest's, so a kit test's
+    ``except Exception`` never swallows it)."""
+
+    def __init__(self, msg: str = "") -> None:
+        super().__init__(msg)
+        self.msg = msg
+
+
+class _KitSkip(_KitOutcome):
+    """The kit's skip outcome without pytest."""
+
+
+class _KitXFail(_KitOutcome):
+    """The kit's xfail outcome (an OPTIONAL rule not implemented) without pytest."""
+
+
+class _KitFail(_KitOutcome):
+    """The kit's fail outcome without pytest."""
+
+
+def _outcome_classes() -> tuple[type[BaseException], type[BaseException], type[BaseException]]:
+    # pytest's own classes when pytest is importable, so pytest reports a kit skip as a skip and an
+    # unimplemented OPTIONAL rule as an xfail; the kit's classes otherwise (the CLI, a plain install).
+    try:
+        import pytest
+    except ImportError:
+        return _KitSkip, _KitXFail, _KitFail
+    return pytest.skip.Exception, pytest.xfail.Exception, pytest.fail.Exception
+
+
+#: the outcome exception classes: pytest's when pytest is installed, else the kit's own.
+_CLASSES: Final = _outcome_classes()
+SkipOutcome: Final[type[BaseException]] = _CLASSES[0]
+XFailOutcome: Final[type[BaseException]] = _CLASSES[1]
+FailOutcome: Final[type[BaseException]] = _CLASSES[2]
 
 F = TypeVar("F", bound=Callable[..., None])
 
@@ -59,12 +93,12 @@ def fail(message: str) -> NoReturn:
 
 def skip(reason: str) -> NoReturn:
     """Skip the current kit test (config-gated tests and untested rules)."""
-    pytest.skip(reason)
+    raise SkipOutcome(reason)
 
 
 def xfail(reason: str) -> NoReturn:
     """Report an OPTIONAL rule that the implementation does not implement (visible, never silent)."""
-    pytest.xfail(reason)
+    raise XFailOutcome(reason)
 
 
 _SPEC_RE: Final = re.compile(r"spec(\d)(\d\d)")
