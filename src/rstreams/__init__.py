@@ -22,6 +22,7 @@ from .errors import (
     NoneElementError,
     NoSuchElementError,
     OnErrorNotImplementedError,
+    OneShotIteratorError,
     ProtocolViolationError,
     UndeliverableError,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "NoSuchElementError",
     "NoneElementError",
     "OnErrorNotImplementedError",
+    "OneShotIteratorError",
     "ParallelFlowable",
     "Processor",
     "ProtocolViolationError",

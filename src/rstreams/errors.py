@@ -19,6 +19,7 @@ __all__ = [
     "NoneElementError",
     "BadRequestError",
     "NoSuchElementError",
+    "OneShotIteratorError",
 ]
 
 
@@ -97,3 +98,10 @@ class BadRequestError(RStreamsError, ValueError):
 
 class NoSuchElementError(RStreamsError, LookupError):
     """A single-valued operator (``first``, ``last``, ``element_at``, ...) found no element."""
+
+
+class OneShotIteratorError(RStreamsError, RuntimeError):
+    """A one-shot source was subscribed to a second time: ``Flowable.from_iterable(iterator)`` (a
+    generator, a file, ``map(...)``) can only be iterated once, so a second subscriber, a ``retry`` or
+    a ``repeat`` gets this error instead of the silently shortened rest of the iterator. Pass a
+    factory (``Flowable.from_iterable(make_items)``) or use ``Flowable.defer`` to re-iterate."""

@@ -424,12 +424,22 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_never()
 
     @staticmethod
-    def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
+    def from_iterable(iterable: Iterable[T] | Callable[[], Iterable[T]]) -> Flowable[T]:
         """Emit the elements of ``iterable`` (``iter()`` is called once per subscriber).
+
+        A collection (list, range, dict, ...) is re-iterated by every subscriber. An iterator (a
+        generator, a file, ``map(...)``) can be iterated once: the first subscription takes it, and
+        any later one (another subscriber, a ``retry`` or ``repeat`` resubscribing) gets
+        ``on_error(OneShotIteratorError)`` instead of the silently shortened rest. To re-iterate, pass
+        a factory, called once per subscription (a generator function or a lambda, as Reactor's
+        ``fromStream(Supplier)``), or use ``Flowable.defer``.
 
         Example::
 
             Flowable.from_iterable([1, 2]).test().assert_result(1, 2)
+            def lines(): yield from ("a", "b")
+            Flowable.from_iterable(lines).repeat(2).test().assert_result("a", "b", "a", "b")
+            Flowable.defer(lambda: Flowable.from_iterable(lines())).retry(3)   # same, with defer
 
         Backpressure: pull-driven, one ``next()`` per requested element; fuses with the stateless
         operators that follow it.

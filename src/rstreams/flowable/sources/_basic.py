@@ -6,12 +6,13 @@ from __future__ import annotations
 import functools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, Generic, NoReturn, TypeVar, final
+from typing import Any, Final, Generic, NoReturn, TypeVar, cast, final
 
+from ..._internal.atomics import AtomicFlag
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import complete_empty, error_empty
 from ..._spec import Publisher, Subscriber, Subscription, null_element_message
-from ...errors import NoneElementError
+from ...errors import NoneElementError, OneShotIteratorError
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, sized
 from .._scalar import DeferredScalarSubscription
@@ -219,16 +220,54 @@ def never() -> Flowable[Any]:
     return _NEVER
 
 
-def from_iterable(iterable: Iterable[T]) -> Flowable[T]:
+def from_iterable(iterable: Iterable[T] | Callable[[], Iterable[T]]) -> Flowable[T]:
     if iterable is None:
         raise NoneElementError(null_element_message("from_iterable", "2.13"))
     if isinstance(iterable, Flowable):
         raise TypeError("from_iterable(): got a Flowable; use it directly (or concat/merge it)")
     if not hasattr(iterable, "__iter__"):
+        if callable(iterable):
+            # a factory (a generator function, a lambda): called once per subscription, so every
+            # subscriber, retry and repeat gets a fresh pass (Reactor's fromStream(Supplier))
+            reject_async_function("from_iterable", "the iterable factory", iterable)
+            make: Callable[[], Iterable[T]] = iterable
+            return FusedFlowable(Fusion(lambda: iter(make()), None, (), ("from_iterable",)))
         raise TypeError(f"from_iterable(): {type(iterable).__name__} is not iterable")
-    sizer = (lambda: len(iterable)) if isinstance(iterable, _SIZED_TYPES) else None
-    factory: Callable[[], Iterator[T]] = lambda: iter(iterable)  # noqa: E731
+    items = cast(Iterable[T], iterable)
+    if hasattr(type(items), "__next__"):
+        # an iterator (a generator, a file, map(...)): iter(it) is it, so a second pass would resume
+        # where the first stopped; only the first subscription may take it
+        return FusedFlowable(Fusion(_OneShot(cast(Iterator[T], items)), None, (), ("from_iterable",)))
+    sizer = (lambda: len(items)) if isinstance(items, _SIZED_TYPES) else None
+    factory: Callable[[], Iterator[T]] = lambda: iter(items)  # noqa: E731
     return FusedFlowable(Fusion(factory, sizer, (), ("from_iterable",)))
+
+
+@final
+class _OneShot(Generic[T]):
+    """The iterator factory of ``from_iterable(iterator)``: the iterator to the first subscription,
+    :class:`OneShotIteratorError` (signalled as ``on_error``) to any later one."""
+
+    __slots__ = ("_iterator", "_taken", "_what")
+
+    def __init__(self, iterator: Iterator[T]) -> None:
+        self._iterator: Iterator[T] | None = iterator
+        self._taken = AtomicFlag()  # race: two subscriptions at once must not both get the iterator
+        name = getattr(iterator, "__qualname__", None)
+        self._what = f"{type(iterator).__name__} {name}" if isinstance(name, str) else type(iterator).__name__
+
+    def __call__(self) -> Iterator[T]:
+        it = self._iterator
+        if it is None or not self._taken.try_set():
+            raise OneShotIteratorError(
+                f"from_iterable(): subscribed again to a one-shot iterator ({self._what}); an iterator "
+                "can be iterated once, so a second subscriber (or a retry/repeat resubscribing) would "
+                "silently miss what the first pass took. To re-iterate, give a factory, called once per "
+                "subscription: Flowable.from_iterable(make_items) (a generator function or a lambda), "
+                "or Flowable.defer(lambda: Flowable.from_iterable(make_items())); or pass a list"
+            )
+        self._iterator = None  # the first subscription owns it; no reference kept once it ends
+        return iter(it)
 
 
 def range_(start: int, count: int) -> Flowable[int]:
