@@ -10,6 +10,7 @@ Every method documents "Backpressure:" (how it treats demand) and, where it matt
 
 from __future__ import annotations
 
+import builtins
 import concurrent.futures
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
@@ -256,52 +257,92 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     @overload
     def subscribe(
         self,
-        subscriber: Callable[[T], Any] | None = None,
+        on_next: Callable[[T], object] | None = None,
+        /,
+        on_error: Callable[[BaseException], object] | None = None,
+        on_complete: Callable[[], object] | None = None,
         *,
-        on_next: Callable[[T], Any] | None = None,
-        on_error: Callable[[BaseException], Any] | None = None,
-        on_complete: Callable[[], Any] | None = None,
-        on_subscribe: Callable[[Subscription], Any] | None = None,
+        on_subscribe: Callable[[Subscription], object] | None = None,
+    ) -> Disposable: ...
+
+    @overload
+    def subscribe(
+        self,
+        *,
+        on_next: Callable[[T], object] | None,
+        on_error: Callable[[BaseException], object] | None = None,
+        on_complete: Callable[[], object] | None = None,
+        on_subscribe: Callable[[Subscription], object] | None = None,
     ) -> Disposable: ...
 
     def subscribe(
         self,
-        subscriber: Any = None,
-        *,
-        on_next: Callable[[T], Any] | None = None,
+        subscriber: Any = NOTSET,
         on_error: Callable[[BaseException], Any] | None = None,
         on_complete: Callable[[], Any] | None = None,
+        *,
+        on_next: Callable[[T], Any] | None = None,
         on_subscribe: Callable[[Subscription], Any] | None = None,
     ) -> Disposable | None:
         """Subscribe a Subscriber (returns None), or callbacks (returns a :class:`Disposable`).
 
         Example::
 
-            Flowable.just(1, 2).subscribe(on_next=print, on_error=print, on_complete=lambda: print("done"))
-            d = Flowable.never().subscribe(print)   # a plain callable is on_next
+            Flowable.just(1, 2).subscribe(print, print, lambda: print("done"))   # on_next, on_error, on_complete
+            Flowable.just(1, 2).subscribe(on_next=print, on_complete=lambda: print("done"))
+            Flowable.range(0, 3).do_on_next(print).subscribe()   # run it for its side effects
+            d = Flowable.never().subscribe(print)
             d.dispose()
 
+        The callbacks come positionally (``on_next, on_error, on_complete``, as RxJava and RxPY
+        write them) or by keyword. ``subscribe()`` with no argument runs the stream and ignores its
+        elements. Without ``on_error``, a failure goes to the undeliverable-error hook
+        (:mod:`rstreams.plugins`) as an ``OnErrorNotImplementedError``, never silently.
         A foreign Subscriber is wrapped so that it receives strictly rule-abiding signals (rules
-        1.3, 2.12, 2.13, 3.9). Without ``on_error``, a failure goes to the undeliverable-error hook
-        (:mod:`rstreams.plugins`), never silently. ``subscribe(None)`` raises TypeError (rule 1.9).
+        1.3, 2.12, 2.13, 3.9). ``subscribe(None)`` raises TypeError (rule 1.9); anything that is
+        neither a Subscriber nor a callable (``subscribe(42)``) raises TypeError at the call.
 
         Backpressure: the callback form requests unbounded demand (unless ``on_subscribe`` is
-        given: then that callback receives the Subscription and requests itself).
+        given: then that callback receives the Subscription and requests itself); a Subscriber
+        requests what it wants.
+
+        Scheduler: none; callbacks run on the thread that signals (add ``observe_on`` to move them,
+        or use :meth:`blocking_subscribe` to run them on the calling thread).
         """
-        if subscriber is None or (callable(subscriber) and not hasattr(subscriber, "on_subscribe")):
-            if subscriber is not None:
-                if on_next is not None:
-                    raise TypeError("subscribe(): give on_next either positionally or by keyword, not both")
+        if subscriber is NOTSET or subscriber is None or not hasattr(subscriber, "on_subscribe"):
+            if subscriber is NOTSET or subscriber is None:
+                if (
+                    subscriber is None
+                    and on_next is None
+                    and on_error is None
+                    and on_complete is None
+                    and on_subscribe is None
+                ):
+                    raise NoneElementError(null_element_message("subscribe", "1.9"))
+            elif not callable(subscriber):
+                raise TypeError(
+                    f"subscribe(): expected a Subscriber or a callable (on_next), got "
+                    f"{type(subscriber).__name__} {subscriber!r}"
+                )
+            elif on_next is not None:
+                raise TypeError("subscribe(): give on_next either positionally or by keyword, not both")
+            else:
                 on_next = subscriber
-            elif on_next is None and on_error is None and on_complete is None and on_subscribe is None:
-                raise NoneElementError(null_element_message("subscribe", "1.9"))
             ls: LambdaSubscriber[T] = LambdaSubscriber(on_next, on_error, on_complete, on_subscribe)
             self._safe_subscribe(ls)
             return ls
+        if on_next is not None or on_error is not None or on_complete is not None or on_subscribe is not None:
+            raise TypeError("subscribe(): give a Subscriber or callbacks, not both")
         if getattr(subscriber, "_rs_no_wrap", False):
             self._safe_subscribe(subscriber)
-        else:
-            self._safe_subscribe(StrictSubscriber(subscriber))
+            return None
+        missing = [m for m in ("on_next", "on_error", "on_complete") if not callable(getattr(subscriber, m, None))]
+        if missing:
+            raise TypeError(
+                f"subscribe(): {type(subscriber).__name__} has on_subscribe but no {', '.join(missing)}: "
+                f"it is not a Subscriber"
+            )
+        self._safe_subscribe(StrictSubscriber(subscriber))
         return None
 
     def _safe_subscribe(self, subscriber: Subscriber[T]) -> None:
@@ -446,15 +487,28 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return _i_from_iterable(iterable)
 
+    @overload
     @staticmethod
-    def range(start: int, count: int) -> Flowable[int]:
-        """Emit ``count`` consecutive ints starting at ``start``.
+    def range(start: int, count: int) -> Flowable[int]: ...
+
+    @overload
+    @staticmethod
+    def range(range_: builtins.range, /) -> Flowable[int]: ...
+
+    @staticmethod
+    def range(start: int | builtins.range, count: int | None = None) -> Flowable[int]:
+        """Emit ``count`` consecutive ints starting at ``start`` (RxJava's ``range(start, count)``,
+        not Python's ``range(start, stop)``); or the ints of a Python ``range`` object, any step.
 
         Example::
 
             Flowable.range(5, 3).test().assert_result(5, 6, 7)
+            Flowable.range(range(10, 0, -3)).test().assert_result(10, 7, 4, 1)
 
-        Backpressure: emits only what is requested; a fast path when demand is unbounded.
+        Backpressure: emits only what is requested; a fast path when demand is unbounded; fuses
+        with the stateless operators that follow it.
+
+        Scheduler: none; emits on the thread that requests (or subscribes).
         """
         return _i_range_(start, count)
 

@@ -270,7 +270,20 @@ class _OneShot(Generic[T]):
         return iter(it)
 
 
-def range_(start: int, count: int) -> Flowable[int]:
+def range_(start: int | range, count: int | None = None) -> Flowable[int]:
+    if isinstance(start, range):
+        if count is not None:
+            raise TypeError("range(): give a Python range object alone, or (start, count) as ints")
+        r = start
+        n = len(r)
+        if n == 0:
+            return _EMPTY
+        return FusedFlowable(Fusion(r.__iter__, sized(n), (), ("range",), none_free=True))
+    if count is None:
+        raise TypeError(
+            f"range(start, count) takes two ints (RxJava's range: count consecutive ints from start) "
+            f"or one Python range object, got ({start!r},)"
+        )
     if not isinstance(start, int) or not isinstance(count, int) or isinstance(start, bool) or isinstance(count, bool):
         raise TypeError(f"range(start, count) takes ints, got ({start!r}, {count!r})")
     if count < 0:
