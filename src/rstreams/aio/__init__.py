@@ -2,13 +2,14 @@
 
 Consuming (methods of :class:`~rstreams.Flowable`)::
 
-    async for x in flowable: ...                      # prefetch 128, replenished at 75%
+    async for x in flowable: ...                      # prefetch 128 (16 over an async source), replenished at 75%
     async for x in flowable.to_async_iterator(prefetch=32): ...
     last = await flowable                             # also await f.first(), f.to_list(), ...
+    task = asyncio.create_task(f.to_list())           # a Flowable is a coroutine for asyncio
 
 Producing::
 
-    Flowable.from_async_iterable(agen(), loop=None)   # pulls one __anext__ at a time, on demand
+    Flowable.from_async_iterable(agen(), prefetch=16) # pulls one __anext__ at a time, on demand
     Flowable.from_coroutine(fetch)                    # awaits fetch() when requested
     flowable.map_async(fetch, max_concurrency=16, ordered=True)
     flowable.flat_map_async(pages, max_concurrency=16)

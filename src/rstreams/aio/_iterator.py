@@ -44,11 +44,31 @@
     the stream is empty; the stream's error is raised with its traceback). A synchronous upstream
     completes inside ``subscribe`` and the await does not suspend at all. Cancelling the awaiting
     task cancels the subscription.
+
+``asyncio.create_task(flowable)`` / ``asyncio.run(flowable)``
+    ``create_task`` and ``run`` take coroutines only (``asyncio.iscoroutine``: an object with
+    ``send``/``throw``/``close``/``__await__``), so a Flowable also speaks the coroutine protocol:
+    the Task drives the object it was given with ``send``/``throw``. A Flowable is reusable (each
+    ``await`` subscribes anew), so the state of one run cannot live on it: it lives with the Task
+    that drives it (``_RUNS``, keyed by the Task, which ``asyncio.current_task()`` names inside
+    every step). One Flowable may thus be run by several Tasks at once, each with its own
+    subscription. Race: Tasks on several loops (threads) add and remove entries at once; the
+    map is touched only under ``_RUNS_LOCK``, never while user code runs.
+
+Default prefetch of ``async for`` over an asyncio source
+    ``async for`` asks ``prefetch`` elements ahead (128, as RxJava's buffer size) so a synchronous
+    or threaded upstream is drained in batches. A chain rooted in ``from_async_iterable`` (the
+    root found by following ``_source`` up through single-source operators) uses that source's
+    ``prefetch`` instead (16 by default): each element of an async source is an ``__anext__``
+    (I/O, usually), so a small window already overlaps the producer with the consumer, while the
+    generator never runs far ahead of what is used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
+import weakref
 from asyncio import AbstractEventLoop, Future
 from asyncio.events import _get_running_loop
 from collections import deque
@@ -370,13 +390,32 @@ class _LoopHandle(Generic[T]):
             pass
 
 
+#: the prefetch of ``async for`` / ``to_async_iterator()`` over a chain not rooted in an async source
+DEFAULT_PREFETCH: Final = 128
+_MAX_CHAIN: Final = 256  # how far up a chain of operators the async source is looked for
+
+
+def default_prefetch(source: object) -> int:
+    """The default prefetch of an ``async for`` over ``source``: the ``prefetch`` of the
+    ``from_async_iterable`` at the root of its chain of single-source operators, else 128."""
+    node = source
+    for _ in range(_MAX_CHAIN):
+        hint = getattr(node, "_async_prefetch", None)
+        if type(hint) is int:
+            return hint
+        node = getattr(node, "_source", None)
+        if node is None:
+            break
+    return DEFAULT_PREFETCH
+
+
 def aiter_of(source: Publisher[T]) -> AsyncIterator[T]:
     """``Flowable.__aiter__``: the bare async generator over a fused chain (nothing to cancel, one
-    call fewer per element), else a :class:`FlowableAsyncIterator` with prefetch 128."""
+    call fewer per element), else a :class:`FlowableAsyncIterator` with the default prefetch."""
     fusion = _fusion_of(source)
     if fusion is not None:
         return _consume_fused(fusion)
-    return FlowableAsyncIterator(source, 128)
+    return FlowableAsyncIterator(source, default_prefetch(source))
 
 
 def _check_prefetch(prefetch: object) -> None:
@@ -384,7 +423,9 @@ def _check_prefetch(prefetch: object) -> None:
         raise ValueError(f"to_async_iterator(): prefetch must be a positive int, got {prefetch!r}")
 
 
-def to_async_iterator(source: Publisher[T], prefetch: int = 128) -> FlowableAsyncIterator[T]:
+def to_async_iterator(source: Publisher[T], prefetch: int | None = None) -> FlowableAsyncIterator[T]:
+    if prefetch is None:
+        prefetch = default_prefetch(source)
     _check_prefetch(prefetch)
     return FlowableAsyncIterator(source, prefetch)
 
@@ -485,3 +526,81 @@ async def await_last(source: Publisher[T]) -> T:
 def await_generator(source: Publisher[T]) -> Generator[Any, None, T]:
     """``Flowable.__await__``."""
     return await_last(source).__await__()
+
+
+# ---------------------------------------------------------------------------------------------
+# asyncio.create_task(flowable): the coroutine protocol (see the module docstring)
+
+_RUNS: weakref.WeakKeyDictionary[asyncio.Task[Any], Generator[Any, None, Any]] = weakref.WeakKeyDictionary()
+_RUNS_LOCK: Final = threading.Lock()  # race: Tasks on several loops (threads) adding/removing runs
+
+
+def _driving_task(what: str) -> asyncio.Task[Any]:
+    task = asyncio.current_task() if _get_running_loop() is not None else None
+    if task is None:
+        raise RuntimeError(
+            f"Flowable.{what}(): a Flowable runs as a coroutine only when an asyncio Task drives it "
+            "(asyncio.create_task(flowable), asyncio.run(flowable), gather); in a coroutine, use "
+            "`await flowable`"
+        )
+    return task
+
+
+def _end_run(task: asyncio.Task[Any]) -> None:
+    with _RUNS_LOCK:
+        _RUNS.pop(task, None)
+
+
+def task_send(source: Publisher[T], value: Any) -> Any:
+    """``Flowable.send``: one step of the run that the current Task drives."""
+    task = _driving_task("send")
+    with _RUNS_LOCK:
+        run = _RUNS.get(task)
+    if run is None:
+        if value is not None:
+            raise TypeError("can't send non-None value to a just-started coroutine")
+        run = await_generator(source)
+        with _RUNS_LOCK:
+            _RUNS[task] = run
+    try:
+        return run.send(value)
+    except BaseException:  # StopIteration (the result), the stream's error: the run is over
+        _end_run(task)
+        raise
+
+
+def task_throw(source: Publisher[T], typ: Any, val: Any = None, tb: Any = None) -> Any:
+    """``Flowable.throw``: throw into the current Task's run (its cancellation, mostly); a run not
+    started yet raises the exception at once, as a coroutine that never ran does."""
+    exc: BaseException
+    if isinstance(typ, BaseException):
+        exc = typ
+    elif isinstance(val, BaseException):
+        exc = val
+    else:
+        exc = typ() if val is None else typ(val)
+    if tb is not None:
+        exc = exc.with_traceback(tb)
+    task = _driving_task("throw")
+    with _RUNS_LOCK:
+        run = _RUNS.get(task)
+    if run is None:
+        raise exc
+    try:
+        return run.throw(exc)
+    except BaseException:
+        _end_run(task)
+        raise
+
+
+def task_close(source: Publisher[T]) -> None:
+    """``Flowable.close``: close the current Task's run, if any (cancelling its subscription)."""
+    if _get_running_loop() is None:
+        return
+    task = asyncio.current_task()
+    if task is None:
+        return
+    with _RUNS_LOCK:
+        run = _RUNS.pop(task, None)
+    if run is not None:
+        run.close()

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
+import types
 from asyncio import AbstractEventLoop, Task
 from asyncio.events import _get_running_loop
 from collections import deque
@@ -63,6 +65,44 @@ _MAX: Final = MAX_DEMAND
 
 
 _PENDING: Final = object()
+_CoroutineType: Final = types.CoroutineType
+
+
+def _name_of(fn: object) -> str:
+    return str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__)
+
+
+def not_awaitable_error(op: str, fn: object, result: object) -> TypeError:
+    """The error of an async operator whose function returned something that cannot be awaited."""
+    return TypeError(
+        f"{op}(): {_name_of(fn)} returned {type(result).__name__}, not an awaitable: {op} needs an "
+        "async function (async def) or a callable returning an awaitable; for a plain function use "
+        "map()"
+    )
+
+
+def require_async_function(op: str, fn: object) -> None:
+    """At assembly: refuse a function that is certainly not async (``map_async(int)``,
+    ``map_async(str.upper)``, a generator or async generator function); a plain ``def`` or a
+    lambda may return an awaitable, so it is checked at its first element instead."""
+    if inspect.iscoroutinefunction(fn):
+        return
+    f: Any = fn
+    if inspect.isasyncgenfunction(f):
+        raise TypeError(
+            f"{op}(): {_name_of(fn)} is an async generator function: it returns an async iterable, "
+            "not an awaitable; use flat_map_async to emit what it yields"
+        )
+    sync = isinstance(f, type) and not hasattr(f, "__await__")  # a class whose instances are not awaitable
+    sync = sync or isinstance(f, types.BuiltinFunctionType | types.BuiltinMethodType | types.MethodDescriptorType)
+    code = getattr(getattr(f, "__func__", f), "__code__", None)
+    if code is not None and inspect.isgeneratorfunction(f) and not code.co_flags & inspect.CO_ITERABLE_COROUTINE:
+        sync = True  # a generator is not awaitable (unless made with @types.coroutine)
+    if sync:
+        raise TypeError(
+            f"{op}(): {_name_of(fn)} is not an async function: {op} needs an async function "
+            "(async def) or a callable returning an awaitable; for a plain function use map()"
+        )
 
 
 @final
@@ -202,7 +242,10 @@ class _MapAsyncSubscriber(Generic[T, R]):
         try:
             while True:
                 try:
-                    v = await fn(item)
+                    aw = fn(item)
+                    if type(aw) is not _CoroutineType and not hasattr(aw, "__await__"):
+                        raise not_awaitable_error("map_async", fn, aw)  # a sync function: say so at once
+                    v = await aw
                 except asyncio.CancelledError:
                     if self._cancelled or self._error is not None:
                         raise  # our own cancel (downstream cancel or another coroutine failed)
@@ -404,6 +447,7 @@ def map_async(
 ) -> Flowable[R]:
     if not callable(async_fn):
         raise TypeError("map_async(): async_fn must be callable (element -> awaitable)")
+    require_async_function("map_async", async_fn)
     _check_positive("map_async", "max_concurrency", max_concurrency)
     if prefetch is None:
         prefetch = max_concurrency
@@ -488,9 +532,16 @@ def do_on_next_async(source: Publisher[T], async_fn: Callable[[T], Awaitable[Any
     """``map_async`` with one coroutine at a time that passes each element through."""
     if not callable(async_fn):
         raise TypeError("do_on_next_async(): async_fn must be callable (element -> awaitable)")
+    require_async_function("do_on_next_async", async_fn)
 
     async def tap(x: T) -> T:
-        await async_fn(x)
+        aw = async_fn(x)
+        if type(aw) is not _CoroutineType and not hasattr(aw, "__await__"):
+            raise TypeError(
+                f"do_on_next_async(): {_name_of(async_fn)} returned {type(aw).__name__}, not an awaitable: "
+                "do_on_next_async needs an async function (async def); for a plain function use do_on_next()"
+            )
+        await aw
         return x
 
     return _MapAsyncFlowable(source, tap, 1, True, 1)

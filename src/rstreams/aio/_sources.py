@@ -1,7 +1,8 @@
 """Producing from asyncio: ``from_async_iterable`` and ``from_coroutine``.
 
-``from_async_iterable(aiterable, loop=None)`` pulls one ``__anext__`` at a time, only while there
-is demand, on one event loop (the given one, else the subscribing thread's running loop, else the
+``from_async_iterable(aiterable, loop=None, prefetch=16)`` pulls one ``__anext__`` at a time, only
+while there is demand (``prefetch`` is how much an ``async for`` over it asks ahead), on one event
+loop (the given one, else the subscribing thread's running loop, else the
 shared background loop thread ``rstreams-aio-loop``). Every downstream signal, ``on_subscribe``
 included, is delivered on that loop's thread, so they are serial by construction (rule 1.3).
 
@@ -29,7 +30,7 @@ import contextvars
 from asyncio import AbstractEventLoop
 from asyncio.events import _get_running_loop
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
-from typing import Any, Generic, TypeVar, cast, final
+from typing import Any, Final, Generic, TypeVar, cast, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
@@ -251,14 +252,28 @@ async def _aclose(it: Any, name: str) -> None:
         plugins.on_error(e, f"{name}: closing the async iterator failed")
 
 
+#: the default ``prefetch`` of ``from_async_iterable``: how many elements an ``async for`` over it
+#: asks ahead (see ``_iterator.default_prefetch``). Small: each element is an ``__anext__`` (I/O,
+#: usually), so 16 in flight already overlap producer and consumer, and the generator never runs
+#: far ahead of use; 16 is also the default concurrency of map_async/flat_map_async.
+ASYNC_SOURCE_PREFETCH: Final = 16
+
+
 @final
 class _FromAsyncIterable(Flowable[T]):
-    __slots__ = ("_aiterable", "_loop", "_name")
+    __slots__ = ("_aiterable", "_loop", "_name", "_async_prefetch")
 
-    def __init__(self, aiterable: AsyncIterable[T], loop: AbstractEventLoop | None, name: str) -> None:
+    def __init__(
+        self,
+        aiterable: AsyncIterable[T],
+        loop: AbstractEventLoop | None,
+        name: str,
+        prefetch: int = ASYNC_SOURCE_PREFETCH,
+    ) -> None:
         self._aiterable = aiterable
         self._loop = loop
         self._name = name
+        self._async_prefetch = prefetch  # read by async for / to_async_iterator (default_prefetch)
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
         loop = resolve_loop(self._loop)
@@ -291,7 +306,11 @@ class _FromAsyncIterable(Flowable[T]):
         return f"Flowable.{self._name}({self._aiterable!r})"
 
 
-def from_async_iterable(aiterable: AsyncIterable[T], loop: AbstractEventLoop | None = None) -> Flowable[T]:
+def from_async_iterable(
+    aiterable: AsyncIterable[T], loop: AbstractEventLoop | None = None, prefetch: int = ASYNC_SOURCE_PREFETCH
+) -> Flowable[T]:
+    if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch <= 0:
+        raise ValueError(f"from_async_iterable(): prefetch must be a positive int, got {prefetch!r}")
     if aiterable is None:
         raise NoneElementError("from_async_iterable(): the async iterable is None (rule 2.13)")
     if not hasattr(aiterable, "__aiter__"):
@@ -302,7 +321,7 @@ def from_async_iterable(aiterable: AsyncIterable[T], loop: AbstractEventLoop | N
         raise TypeError(
             f"from_async_iterable(): loop must be an asyncio event loop, got {type(loop).__name__}"
         )
-    return _FromAsyncIterable(aiterable, loop, "from_async_iterable")
+    return _FromAsyncIterable(aiterable, loop, "from_async_iterable", prefetch)
 
 
 @final

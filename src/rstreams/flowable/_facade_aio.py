@@ -7,7 +7,7 @@ asyncio itself is imported only inside the methods (``import rstreams`` stays li
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Generator
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 if TYPE_CHECKING:
@@ -21,6 +21,19 @@ __all__ = ["AsyncioMixin"]
 T = TypeVar("T")
 R = TypeVar("R")
 
+if TYPE_CHECKING:
+
+    class _CoroutineFace(Coroutine[Any, Any, T]):
+        """For type checkers: a Flowable is a coroutine resolving to its last element (so
+        ``asyncio.create_task(f.to_list())`` is typed ``Task[list[T]]``). At run time it is one
+        without the ABC as a base (an ``isinstance(x, Flowable)`` stays a plain type check):
+        ``collections.abc.Coroutine`` recognises it by its methods."""
+
+else:
+
+    class _CoroutineFace(Generic[T]):
+        __slots__ = ()
+
 
 def _this(mixin: AsyncioMixin[T]) -> Flowable[T]:
     """The Flowable a mixin method was called on (``self: Flowable[T]`` annotations on a mixin are
@@ -28,21 +41,22 @@ def _this(mixin: AsyncioMixin[T]) -> Flowable[T]:
     return cast("Flowable[T]", mixin)
 
 
-class AsyncioMixin(Generic[T]):
+class AsyncioMixin(_CoroutineFace[T]):
     __slots__ = ()
 
     # ------------------------------------------------------------------------------------------
     # Consuming from asyncio
 
     def __aiter__(self) -> AsyncIterator[T]:
-        """``async for x in flowable``: iterate with a prefetch of 128 (see :meth:`to_async_iterator`).
+        """``async for x in flowable``: iterate with the default prefetch (see :meth:`to_async_iterator`).
 
         Example::
 
             async for x in Flowable.range(0, 5).map(lambda x: x * 2):
                 print(x)
 
-        Backpressure: requests 128, then 96 at a time as elements are consumed.
+        Backpressure: requests 128, then 96 at a time as elements are consumed; over a chain rooted
+        in :meth:`from_async_iterable`, that source's ``prefetch`` (16 by default) instead.
 
         Scheduler: the loop body runs on the awaiting task; the upstream runs where it runs.
         """
@@ -50,8 +64,9 @@ class AsyncioMixin(Generic[T]):
 
         return aiter_of(_this(self))
 
-    def to_async_iterator(self, prefetch: int = 128) -> FlowableAsyncIterator[T]:
-        """An async iterator over this Flowable, buffering at most ``prefetch`` elements.
+    def to_async_iterator(self, prefetch: int | None = None) -> FlowableAsyncIterator[T]:
+        """An async iterator over this Flowable, buffering at most ``prefetch`` elements (default
+        128; over a chain rooted in :meth:`from_async_iterable`, that source's ``prefetch``).
 
         Example::
 
@@ -97,12 +112,66 @@ class AsyncioMixin(Generic[T]):
 
         return await_generator(_this(self))
 
+    # The coroutine protocol, so that asyncio.create_task / asyncio.run / loop.run_until_complete
+    # (which take coroutines only) accept a Flowable; see rstreams.aio._iterator.
+
+    def send(self, value: Any, /) -> Any:
+        """Coroutine protocol: one step of ``await flowable`` driven by an asyncio Task.
+
+        This is what ``asyncio.create_task(flowable)`` and ``asyncio.run(flowable)`` call; code
+        never calls it directly (inside a coroutine, ``await flowable``). Each Task that runs the
+        Flowable gets its own subscription, so one Flowable may run in several Tasks at once.
+
+        Example::
+
+            task = asyncio.create_task(Flowable.range(0, 3).to_list())
+            assert await task == [0, 1, 2]
+
+        Backpressure: as ``await flowable``: unbounded demand.
+
+        Scheduler: no thread of its own; the Task's loop runs it.
+        """
+        from ..aio._iterator import task_send
+
+        return task_send(_this(self), value)
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None, /) -> Any:
+        """Coroutine protocol: throw into the run of the current Task (its cancellation).
+
+        Example::
+
+            task = asyncio.create_task(Flowable.never().to_list())
+            task.cancel()             # the Task throws CancelledError in: the subscription is cancelled
+
+        Backpressure: none (it cancels the run's subscription when the exception ends the run).
+
+        Scheduler: no thread of its own; the Task's loop runs it.
+        """
+        from ..aio._iterator import task_throw
+
+        return task_throw(_this(self), typ, val, tb)
+
+    def close(self) -> None:
+        """Coroutine protocol: close the current Task's run, if any (cancelling its subscription).
+
+        Example::
+
+            Flowable.range(0, 3).close()     # outside a Task run: nothing to close
+
+        Backpressure: none (a running subscription is cancelled).
+
+        Scheduler: no thread of its own.
+        """
+        from ..aio._iterator import task_close
+
+        task_close(_this(self))
+
     # ------------------------------------------------------------------------------------------
     # Producing from asyncio
 
     @staticmethod
     def from_async_iterable(
-        aiterable: AsyncIterable[R], loop: AbstractEventLoop | None = None
+        aiterable: AsyncIterable[R], loop: AbstractEventLoop | None = None, *, prefetch: int = 16
     ) -> Flowable[R]:
         """A Flowable that pulls from an async iterable, one ``__anext__`` at a time, on demand.
 
@@ -120,7 +189,11 @@ class AsyncioMixin(Generic[T]):
         makes a new iterator). Cancelling closes the iterator (``aclose()``) on the loop. An
         exception from ``__anext__`` becomes ``on_error`` with its traceback; ``None`` -> TypeError.
 
-        Backpressure: pulls only while there is demand; no buffering.
+        Backpressure: pulls only while there is demand; no buffering. ``prefetch`` is how many
+        elements an ``async for`` (or ``to_async_iterator()``) over it asks ahead, directly or
+        through operators: 16 by default, so the generator runs at most 16 ``__anext__`` ahead of
+        the loop body (each is an await, I/O usually: a few in flight already overlap producer and
+        consumer; 128, the default for synchronous chains, would run far ahead of use).
 
         Scheduler: runs on ``loop`` if given, else on the subscribing thread's running loop, else
         on the shared background loop thread ``rstreams-aio-loop``. Every signal is delivered on
@@ -128,7 +201,7 @@ class AsyncioMixin(Generic[T]):
         """
         from ..aio._sources import from_async_iterable
 
-        return from_async_iterable(aiterable, loop)
+        return from_async_iterable(aiterable, loop, prefetch)
 
     @staticmethod
     def from_coroutine(fn: Callable[[], Awaitable[R]]) -> Flowable[R]:

@@ -25,6 +25,8 @@ from ._facade_time import TimeOperatorsMixin
 from ._lazy import lazy_function
 
 if TYPE_CHECKING:
+    import asyncio
+
     from ..schedulers import Scheduler
     from ..testing import TestSubscriber
     from ._fused import Fusion
@@ -547,17 +549,25 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_from_publisher(publisher)
 
     @staticmethod
-    def from_future(future: concurrent.futures.Future[T], timeout: float | None = None) -> Flowable[T]:
-        """Emit the result of a ``concurrent.futures.Future`` (or its exception as on_error).
+    def from_future(
+        future: concurrent.futures.Future[T] | asyncio.Future[T], timeout: float | None = None
+    ) -> Flowable[T]:
+        """Emit the result of a ``concurrent.futures.Future`` or an ``asyncio.Future``/``Task`` (or
+        its exception as on_error).
 
         Example::
 
             fut = executor.submit(compute)
             Flowable.from_future(fut).test().await_done().assert_value_count(1)
+            Flowable.from_future(asyncio.ensure_future(fetch()))    # an asyncio Task, from any thread
+
+        An asyncio future is thread-safe to pass from any thread: its callback is added on its own
+        loop. A coroutine is not a future: use ``from_coroutine(fn)``.
 
         Backpressure: the value is emitted when requested. Scheduler: the signal arrives on the
-        thread that completes the future (no thread is blocked). ``timeout`` seconds without a
-        result signals ``TimeoutError``; cancelling the subscription does not cancel the future.
+        thread that completes the future (an asyncio future's loop thread); no thread is blocked.
+        ``timeout`` seconds without a result signals ``TimeoutError``; cancelling the subscription
+        does not cancel the future.
         """
         return _i_from_future(future, timeout)
 

@@ -12,6 +12,13 @@ cancelled (no timer thread outlives the subscription by more than its wake-up). 
 subscription does not cancel the future (it may be shared). A NaN timeout is refused; one beyond
 ``threading.TIMEOUT_MAX`` (``inf`` included) means no timeout (a Timer cannot wait that long).
 
+An ``asyncio.Future`` (or Task) is accepted too. Its methods are not thread-safe: the done
+callback is added on the future's own loop (``call_soon_threadsafe`` from any other thread), so it
+runs, and reads the result, on that loop's thread; the value is then emitted from there. A future
+whose loop is closed is an ``on_error``; one bound to the loop of a thread about to block in a
+blocking bridge (``blocking_first`` called on that loop) is an ``on_error`` at once, instead of a
+deadlock.
+
 Race guarded: the done callback, the timer and a downstream cancel all want to be "the outcome";
 an :class:`AtomicFlag` lets exactly one of them win, the others do nothing.
 """
@@ -20,13 +27,16 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-from typing import Any, Generic, TypeVar, final
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, final
 
 from ..._internal.atomics import AtomicFlag
 from ..._spec import Subscriber
 from ...errors import NoneElementError
 from .._flowable import Flowable
 from .._scalar import DeferredScalarSubscription
+
+if TYPE_CHECKING:
+    import asyncio
 
 __all__ = ["from_future"]
 
@@ -43,7 +53,7 @@ class _FutureObserver(Generic[T]):
         self._timer: threading.Timer | None = None
         self._timeout = timeout
 
-    def start(self, downstream: Subscriber[T], future: concurrent.futures.Future[T]) -> None:
+    def start(self, downstream: Subscriber[T], future: concurrent.futures.Future[T] | asyncio.Future[T]) -> None:
         downstream.on_subscribe(self._scalar)
         if self._once.is_set():
             return  # cancelled (or failed a rule 3.9 request) inside on_subscribe
@@ -55,7 +65,41 @@ class _FutureObserver(Generic[T]):
             timer.start()
             if self._once.is_set():  # race: cancelled while the timer was being armed
                 timer.cancel()
-        future.add_done_callback(self._on_done)
+        if is_asyncio_future(future):
+            self._add_on_loop(future)
+        else:
+            future.add_done_callback(self._on_done)
+
+    def _add_on_loop(self, future: Any) -> None:
+        """An asyncio future: add the done callback on its loop's thread (its methods are not
+        thread-safe), directly when called there."""
+        from asyncio.events import _get_running_loop
+
+        from ...aio._loop import hidden_by_blocking_bridge
+
+        loop = future.get_loop()
+        if loop is hidden_by_blocking_bridge():
+            self._fail(
+                RuntimeError(
+                    "from_future(): the asyncio future belongs to the event loop of this thread, which a "
+                    "blocking call (blocking_first/last/iterable/subscribe) is about to block: it could "
+                    "never complete. Use `await` on that loop, or call the blocking method from another thread"
+                )
+            )
+            return
+        if _get_running_loop() is loop:
+            future.add_done_callback(self._on_done)
+            return
+        try:
+            loop.call_soon_threadsafe(future.add_done_callback, self._on_done)
+        except RuntimeError:  # "Event loop is closed": the future can never complete
+            self._fail(RuntimeError(f"from_future(): the event loop of the asyncio future is closed ({loop!r})"))
+
+    def _fail(self, error: BaseException) -> None:
+        if not self._once.try_set():
+            return
+        self._stop_timer()
+        self._scalar.error(error)
 
     def _stop_timer(self) -> None:
         timer = self._timer
@@ -75,7 +119,7 @@ class _FutureObserver(Generic[T]):
             TimeoutError(f"from_future(): the future did not complete within {self._timeout} s")
         )
 
-    def _on_done(self, future: concurrent.futures.Future[T]) -> None:
+    def _on_done(self, future: concurrent.futures.Future[T] | asyncio.Future[T]) -> None:
         if not self._once.try_set():
             return
         self._stop_timer()
@@ -98,7 +142,7 @@ class _FutureObserver(Generic[T]):
 class _FromFutureFlowable(Flowable[T]):
     __slots__ = ("_future", "_timeout")
 
-    def __init__(self, future: concurrent.futures.Future[T], timeout: float | None) -> None:
+    def __init__(self, future: concurrent.futures.Future[T] | asyncio.Future[T], timeout: float | None) -> None:
         self._future = future
         self._timeout = timeout
 
@@ -110,11 +154,22 @@ class _FromFutureFlowable(Flowable[T]):
         return f"Flowable.from_future({self._future!r})"
 
 
-def from_future(future: concurrent.futures.Future[T], timeout: float | None) -> Flowable[T]:
-    if not isinstance(future, concurrent.futures.Future):
+def is_asyncio_future(obj: object) -> bool:
+    """``asyncio.isfuture(obj)`` without importing asyncio (``import rstreams`` stays light)."""
+    return hasattr(type(obj), "_asyncio_future_blocking") and getattr(obj, "_asyncio_future_blocking", None) is not None
+
+
+def from_future(future: concurrent.futures.Future[T] | asyncio.Future[T], timeout: float | None) -> Flowable[T]:
+    if not isinstance(future, concurrent.futures.Future) and not is_asyncio_future(future):
+        hint = ""
+        if hasattr(future, "__await__"):
+            hint = (
+                "; for a coroutine use Flowable.from_coroutine(lambda: make_coroutine()) (a coroutine "
+                "object can be awaited once, so give the function that makes it)"
+            )
         raise TypeError(
-            f"from_future(): expected a concurrent.futures.Future, got {type(future).__name__} "
-            "(asyncio futures belong to the asyncio bridge)"
+            "from_future(): expected a concurrent.futures.Future or an asyncio Future/Task, got "
+            f"{type(future).__name__}{hint}"
         )
     if timeout is not None:
         t: Any = timeout
