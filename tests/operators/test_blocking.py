@@ -199,6 +199,49 @@ def test_iterable_bad_prefetch() -> None:
         Flowable.range(0, 3).blocking_iterable(2.0)  # type: ignore[arg-type]
 
 
+def test_iterable_timeout_cancels_and_raises_when_no_element_comes() -> None:
+    f, log = spy(Flowable.never())
+    it = f.blocking_iterable(timeout=0.05)
+    started = time.monotonic()
+    with pytest.raises(TimeoutError, match=r"blocking_iterable\(\): no element within 0.05 s"):
+        next(it)
+    assert 0.04 <= time.monotonic() - started < 2
+    assert log["cancels"] == [1]
+    with pytest.raises(StopIteration):  # the iteration is over
+        next(it)
+    f2, log2 = spy(Flowable.never())
+    with pytest.raises(TimeoutError):
+        for _ in f2.blocking_iterable(timeout=0.02):  # the generator path
+            pass
+    assert log2["cancels"] == [1]
+
+
+def test_iterable_timeout_is_per_element_not_for_the_whole_stream() -> None:
+    # 10 elements 30 ms apart: 300 ms in all, each within the 250 ms timeout
+    got = list(threaded(list(range(10)), delay=0.03).blocking_iterable(timeout=0.25))
+    assert got == list(range(10))
+    it = threaded([1, 2], delay=0.4).blocking_iterable(timeout=0.1)
+    with pytest.raises(TimeoutError):
+        next(it)
+
+
+def test_iterable_timeout_then_elements_and_error_as_usual() -> None:
+    assert list(Flowable.range(0, 300).hide().blocking_iterable(timeout=1)) == list(range(300))
+    assert list(Flowable.range(0, 300).blocking_iterable(timeout=0.0)) == list(range(300))  # fused: no wait
+    with pytest.raises(Boom):
+        list(threaded([1, 2], Boom("failed")).blocking_iterable(timeout=1))
+    assert list(Flowable.empty().hide().blocking_iterable(timeout=float("inf"))) == []
+
+
+def test_iterable_bad_timeout() -> None:
+    with pytest.raises(ValueError, match="timeout"):
+        Flowable.just(1).blocking_iterable(timeout=-1)
+    with pytest.raises(ValueError, match="timeout"):
+        Flowable.just(1).blocking_iterable(timeout=float("nan"))
+    with pytest.raises(TypeError, match="timeout"):
+        Flowable.just(1).blocking_iterable(timeout="1")  # type: ignore[arg-type]
+
+
 def test_iterable_unfused_sync_source_is_fast() -> None:
     n = 200_000
     t0 = time.perf_counter()
@@ -387,12 +430,44 @@ def test_subscribe_fused_and_complete() -> None:
     assert got == [0, 1, 2, 3, 4] and done == [1]
 
 
-def test_subscribe_failing_on_error_goes_to_hook(undeliverable: list[BaseException]) -> None:
+def test_subscribe_failing_on_error_raises_on_the_calling_thread(undeliverable: list[BaseException]) -> None:
+    # before: logged through the undeliverable hook, and blocking_subscribe returned normally
     def bad(e: BaseException) -> None:
         raise RuntimeError("handler")
 
-    failing(1).blocking_subscribe(None, bad)
-    assert [type(e) for e in undeliverable] == [RuntimeError]
+    for f in (failing(1), failing(1).hide(), threaded([1], Boom("failed"))):
+        with pytest.raises(RuntimeError, match="handler") as info:
+            f.blocking_subscribe(None, bad)
+        assert isinstance(info.value.__context__, Boom)  # the stream's error it was handling
+    assert undeliverable == []
+
+
+@pytest.mark.parametrize("kind", ["fused", "hidden", "thread"])
+def test_subscribe_raising_on_complete_raises_on_the_calling_thread(
+    kind: str, undeliverable: list[BaseException]
+) -> None:
+    # issue 19: blocking_subscribe(print, on_complete=lambda: 1/0) logged the error and returned
+    src = {"fused": Flowable.range(0, 3), "hidden": Flowable.range(0, 3).hide(), "thread": threaded([0, 1, 2])}[kind]
+    got: list[int] = []
+    with pytest.raises(ZeroDivisionError):
+        src.blocking_subscribe(got.append, on_complete=lambda: 1 / 0)
+    assert got == [0, 1, 2]
+    assert undeliverable == []
+
+
+def test_subscribe_raising_on_next_then_raising_on_error_raises_the_handler_error() -> None:
+    f, log = spy(Flowable.range(0, 1000).hide())
+
+    def on_next(x: int) -> None:
+        raise KeyError("cb")
+
+    def on_error(e: BaseException) -> None:
+        raise RuntimeError("handler")
+
+    with pytest.raises(RuntimeError, match="handler") as info:
+        f.blocking_subscribe(on_next, on_error)
+    assert isinstance(info.value.__context__, KeyError)
+    assert log["cancels"] == [1]
 
 
 # ---------------------------------------------------------------------------------------------

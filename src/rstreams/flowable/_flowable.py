@@ -1467,17 +1467,22 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Blocking bridges
 
-    def blocking_iterable(self, prefetch: int = 128) -> BlockingIterator[T]:
+    def blocking_iterable(self, prefetch: int = 128, timeout: float | None = None) -> BlockingIterator[T]:
         """A Python iterator over the elements, prefetching at most ``prefetch`` (replenished at
         75%). Leaving the loop early (break, exception, ``close()``, or the ``with`` block it can
-        be used as) cancels the subscription.
+        be used as) cancels the subscription. ``timeout``: the longest wait, in seconds, for each
+        element (and for the end); a longer one cancels the subscription and raises
+        ``TimeoutError`` from ``next()`` (a synchronous source runs on the calling thread and is
+        not interrupted).
 
         Example::
 
             for x in Flowable.range(0, 3).blocking_iterable():
                 print(x)
+            for line in lines.blocking_iterable(timeout=5.0):   # TimeoutError after 5 s idle
+                print(line)
         """
-        return _i_blocking_iterable(self, prefetch)
+        return _i_blocking_iterable(self, prefetch, timeout)
 
     def __iter__(self) -> Iterator[T]:
         return self.blocking_iterable()
@@ -1530,7 +1535,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         on_complete: Callable[[], Any] | None = None,
     ) -> None:
         """Subscribe and block the calling thread until the stream terminates. Callbacks run on
-        the calling thread. Without ``on_error``, an error is raised.
+        the calling thread, so what they raise is raised there (a raising ``on_next`` cancels the
+        upstream first, and goes to ``on_error`` when one is given). Without ``on_error``, the
+        stream's error is raised.
 
         Example::
 

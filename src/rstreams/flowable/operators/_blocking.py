@@ -20,12 +20,17 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
   generator with ``try/finally``), an exception in the loop body, or garbage collection
   (``__del__``).
 
+``blocking_iterable(timeout=t)`` waits at most ``t`` seconds for each element (and for the end): a
+longer wait cancels the subscription and raises ``TimeoutError`` from ``next()``, like RxJava's
+``timeout(t)`` per element (an element already buffered is never waited for; a synchronous source
+runs on the calling thread and is not interrupted).
+
 ``blocking_first``/``blocking_last`` wait on a ``threading.Event`` (set once per stream); with
 ``timeout`` they cancel and raise ``TimeoutError`` (``timeout=math.inf``, or anything above
 ``threading.TIMEOUT_MAX``, means no deadline; NaN is refused). The timeout bounds the wait for signals from
 other threads: a synchronous source runs on the calling thread, inside ``subscribe`` (the fused
 ``blocking_last`` also checks the deadline once per chunk of 4096 elements). ``blocking_subscribe`` runs the callbacks on the
-calling thread. ``to_future`` returns a ``concurrent.futures.Future`` whose ``cancel()`` cancels the
+calling thread, so their exceptions (``on_complete``'s and ``on_error``'s too) are raised there. ``to_future`` returns a ``concurrent.futures.Future`` whose ``cancel()`` cancels the
 subscription.
 
 Called on a thread that runs an event loop, the blocking bridges subscribe with that loop hidden,
@@ -228,8 +233,9 @@ class _QueueSubscriber(Generic[T]):
         cancel(self._upstream)
         self._signal()
 
-    def poll(self) -> Any:
-        """The next element, or ``_END`` on completion or cancel; raises the stream's error. Blocks."""
+    def poll(self, timeout: float | None = None) -> Any:
+        """The next element, or ``_END`` on completion or cancel; raises the stream's error. Blocks,
+        at most ``timeout`` seconds when given: then cancels and raises ``TimeoutError``."""
         q = self._queue
         while True:
             if self._cancelled:
@@ -243,13 +249,27 @@ class _QueueSubscriber(Generic[T]):
                         self._error = None
                         raise err
                     return _END
+                deadline = None if timeout is None else time.monotonic() + timeout
                 with self._cond:
                     self._waiting = True
                     try:
                         while not q and not self._done and not self._cancelled:
-                            self._cond.wait(_WAIT_SLICE)
+                            if deadline is None:
+                                self._cond.wait(_WAIT_SLICE)
+                                continue
+                            left = deadline - time.monotonic()
+                            if left <= 0:
+                                break
+                            self._cond.wait(min(left, _WAIT_SLICE))
                     finally:
                         self._waiting = False
+                if deadline is not None and not q and not self._done and not self._cancelled:
+                    # timed out with nothing to take (an element that raced in is taken instead)
+                    self.cancel()
+                    q.clear()
+                    raise TimeoutError(
+                        f"blocking_iterable(): no element within {timeout} s; the subscription was cancelled"
+                    )
                 continue
             x = q.popleft()
             c = self._consumed + 1
@@ -271,11 +291,22 @@ class _QueueSubscriber(Generic[T]):
 class BlockingIterator(Generic[T]):
     """An iterator over a Flowable's elements; ``close()`` (or leaving a ``for`` loop) cancels."""
 
-    __slots__ = ("_source", "_prefetch", "_sub", "_it", "_fusion", "_started", "_closed", "__weakref__")
+    __slots__ = (
+        "_source",
+        "_prefetch",
+        "_timeout",
+        "_sub",
+        "_it",
+        "_fusion",
+        "_started",
+        "_closed",
+        "__weakref__",
+    )
 
-    def __init__(self, source: Flowable[T], prefetch: int) -> None:
+    def __init__(self, source: Flowable[T], prefetch: int, timeout: float | None = None) -> None:
         self._source = source
         self._prefetch = prefetch
+        self._timeout = timeout  # the longest wait for one element (None: no limit)
         self._sub: _QueueSubscriber[T] | None = None
         self._it: Iterator[T] | None = None
         self._fusion: Fusion[T] | None = None
@@ -333,7 +364,7 @@ class BlockingIterator(Generic[T]):
                     else:
                         sub._consumed = c
                 else:
-                    v = sub.poll()  # blocks; raises the stream's error
+                    v = sub.poll(self._timeout)  # blocks; raises the stream's error or TimeoutError
                     if v is _END:
                         return
                     x = v
@@ -371,7 +402,7 @@ class BlockingIterator(Generic[T]):
         if sub is None:
             raise StopIteration
         try:
-            v = sub.poll()
+            v = sub.poll(self._timeout)
         except BaseException:
             self.close()
             raise
@@ -403,9 +434,9 @@ class BlockingIterator(Generic[T]):
             pass
 
 
-def blocking_iterable(source: Flowable[T], prefetch: int) -> BlockingIterator[T]:
+def blocking_iterable(source: Flowable[T], prefetch: int, timeout: float | None = None) -> BlockingIterator[T]:
     _check_prefetch("blocking_iterable", prefetch)
-    return BlockingIterator(source, prefetch)
+    return BlockingIterator(source, prefetch, _check_timeout("blocking_iterable", timeout))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -556,15 +587,6 @@ def blocking_for_each(source: Flowable[T], fn: Callable[[T], Any], prefetch: int
 # blocking_subscribe
 
 
-def _report(fn: Callable[..., Any] | None, *args: Any) -> None:
-    if fn is None:
-        return
-    try:
-        fn(*args)
-    except Exception as e:
-        plugins.on_error(e, "blocking_subscribe(): a terminal callback raised")
-
-
 def blocking_subscribe(
     source: Flowable[T],
     on_next: Callable[[T], Any] | None,
@@ -572,7 +594,10 @@ def blocking_subscribe(
     on_complete: Callable[[], Any] | None,
 ) -> None:
     """Consume on the calling thread. A raising ``on_next`` cancels the upstream and is handled like
-    a stream error (``on_error``, or raised when there is none)."""
+    a stream error (``on_error``, or raised when there is none). Every callback runs on the calling
+    thread, so an exception from ``on_error`` or ``on_complete`` is raised there too (the stream
+    is over by then: there is nothing left to cancel); one from ``on_error`` carries the stream's
+    error as its ``__context__``."""
     for name, fn in (("on_next", on_next), ("on_error", on_error), ("on_complete", on_complete)):
         if fn is not None and not callable(fn):
             raise TypeError(f"blocking_subscribe(): {name} must be callable or None")
@@ -587,7 +612,7 @@ def blocking_subscribe(
             except Exception as e:  # the stream's error
                 if on_error is None:
                     raise
-                _report(on_error, e)
+                on_error(e)  # raises on the caller's thread if it raises
                 return
             if on_next is not None:
                 try:
@@ -596,12 +621,13 @@ def blocking_subscribe(
                     gen.close()
                     if on_error is None:
                         raise
-                    _report(on_error, e)
+                    on_error(e)
                     return
     finally:
         gen.close()  # its finally closes the iterator: cancels the upstream if still running
         it.close()
-    _report(on_complete)
+    if on_complete is not None:
+        on_complete()
 
 
 # ---------------------------------------------------------------------------------------------
