@@ -12,7 +12,7 @@ is left behind.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
 from ._lazy import lazy_function
 
@@ -75,6 +75,8 @@ else:
 __all__ = ["TimeOperatorsMixin"]
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 def _f(mixin: TimeOperatorsMixin[T]) -> Flowable[T]:
@@ -352,6 +354,26 @@ class TimeOperatorsMixin(Generic[T]):
 
     # ------------------------------------------------------------------------------------------
     # Grouping and windows
+
+    @overload
+    def group_by(
+        self,
+        key_fn: Callable[[T], K],
+        value_fn: None = None,
+        buffer_size: int = 128,
+        *,
+        slow_group: Literal["error", "wait"] = "error",
+    ) -> Flowable[GroupedFlowable[K, T]]: ...
+
+    @overload
+    def group_by(
+        self,
+        key_fn: Callable[[T], K],
+        value_fn: Callable[[T], V],
+        buffer_size: int = 128,
+        *,
+        slow_group: Literal["error", "wait"] = "error",
+    ) -> Flowable[GroupedFlowable[K, V]]: ...
 
     def group_by(
         self,

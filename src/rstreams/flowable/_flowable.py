@@ -226,6 +226,18 @@ U = TypeVar("U")
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 S = TypeVar("S")
+# Static factories are generic in their own type variable (E), not in the class's T: a checker
+# cannot solve the class's T from a call on the bare class (pyright: ``Flowable[Unknown]``).
+E = TypeVar("E")
+# zip / combine_latest / with_latest_from sources and pipe stages
+T1 = TypeVar("T1")
+T2 = TypeVar("T2")
+T3 = TypeVar("T3")
+T4 = TypeVar("T4")
+T5 = TypeVar("T5")
+T6 = TypeVar("T6")
+T7 = TypeVar("T7")
+T8 = TypeVar("T8")
 
 
 class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
@@ -372,6 +384,109 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Composition
 
+    @overload
+    def pipe(self) -> Flowable[T]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        /,
+    ) -> Flowable[T1]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        /,
+    ) -> Flowable[T2]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        op3: Callable[[Flowable[T2]], Flowable[T3]],
+        /,
+    ) -> Flowable[T3]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        op3: Callable[[Flowable[T2]], Flowable[T3]],
+        op4: Callable[[Flowable[T3]], Flowable[T4]],
+        /,
+    ) -> Flowable[T4]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        op3: Callable[[Flowable[T2]], Flowable[T3]],
+        op4: Callable[[Flowable[T3]], Flowable[T4]],
+        op5: Callable[[Flowable[T4]], Flowable[T5]],
+        /,
+    ) -> Flowable[T5]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        op3: Callable[[Flowable[T2]], Flowable[T3]],
+        op4: Callable[[Flowable[T3]], Flowable[T4]],
+        op5: Callable[[Flowable[T4]], Flowable[T5]],
+        op6: Callable[[Flowable[T5]], Flowable[T6]],
+        /,
+    ) -> Flowable[T6]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        op3: Callable[[Flowable[T2]], Flowable[T3]],
+        op4: Callable[[Flowable[T3]], Flowable[T4]],
+        op5: Callable[[Flowable[T4]], Flowable[T5]],
+        op6: Callable[[Flowable[T5]], Flowable[T6]],
+        op7: Callable[[Flowable[T6]], Flowable[T7]],
+        /,
+    ) -> Flowable[T7]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[T1]],
+        op2: Callable[[Flowable[T1]], Flowable[T2]],
+        op3: Callable[[Flowable[T2]], Flowable[T3]],
+        op4: Callable[[Flowable[T3]], Flowable[T4]],
+        op5: Callable[[Flowable[T4]], Flowable[T5]],
+        op6: Callable[[Flowable[T5]], Flowable[T6]],
+        op7: Callable[[Flowable[T6]], Flowable[T7]],
+        op8: Callable[[Flowable[T7]], Flowable[T8]],
+        /,
+    ) -> Flowable[T8]: ...
+
+    @overload
+    def pipe(
+        self,
+        op1: Callable[[Flowable[T]], Flowable[Any]],
+        op2: Callable[[Flowable[Any]], Flowable[Any]],
+        op3: Callable[[Flowable[Any]], Flowable[Any]],
+        op4: Callable[[Flowable[Any]], Flowable[Any]],
+        op5: Callable[[Flowable[Any]], Flowable[Any]],
+        op6: Callable[[Flowable[Any]], Flowable[Any]],
+        op7: Callable[[Flowable[Any]], Flowable[Any]],
+        op8: Callable[[Flowable[Any]], Flowable[Any]],
+        op9: Callable[[Flowable[Any]], Flowable[Any]],
+        /,
+        *more: Callable[[Flowable[Any]], Flowable[Any]],
+    ) -> Flowable[Any]: ...
+
     def pipe(self, *operators: Callable[[Flowable[Any]], Flowable[Any]]) -> Flowable[Any]:
         """Apply functions ``Flowable -> Flowable`` left to right.
 
@@ -425,7 +540,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     # Sources
 
     @staticmethod
-    def just(*items: T) -> Flowable[T]:
+    def just(*items: E) -> Flowable[E]:
         """Emit the given items, then complete.
 
         Example::
@@ -467,7 +582,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_never()
 
     @staticmethod
-    def from_iterable(iterable: Iterable[T] | Callable[[], Iterable[T]]) -> Flowable[T]:
+    def from_iterable(iterable: Iterable[E] | Callable[[], Iterable[E]]) -> Flowable[E]:
         """Emit the elements of ``iterable`` (``iter()`` is called once per subscriber).
 
         A collection (list, range, dict, ...) is re-iterated by every subscriber. An iterator (a
@@ -515,7 +630,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_range_(start, count)
 
     @staticmethod
-    def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
+    def defer(supplier: Callable[[], Publisher[E]]) -> Flowable[E]:
         """Call ``supplier`` for every subscriber and subscribe to the Publisher it returns.
 
         Example::
@@ -525,7 +640,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_defer(supplier)
 
     @staticmethod
-    def from_callable(fn: Callable[[], T]) -> Flowable[T]:
+    def from_callable(fn: Callable[[], E]) -> Flowable[E]:
         """Call ``fn`` for each subscriber, emit its result, complete (RxJava ``fromCallable``).
 
         Example::
@@ -539,7 +654,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_from_callable(fn)
 
     @staticmethod
-    def from_publisher(publisher: Publisher[T]) -> Flowable[T]:
+    def from_publisher(publisher: Publisher[E]) -> Flowable[E]:
         """View any Reactive Streams Publisher as a Flowable (a Flowable is returned as is).
 
         Example::
@@ -550,8 +665,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
     @staticmethod
     def from_future(
-        future: concurrent.futures.Future[T] | asyncio.Future[T], timeout: float | None = None
-    ) -> Flowable[T]:
+        future: concurrent.futures.Future[E] | asyncio.Future[E], timeout: float | None = None
+    ) -> Flowable[E]:
         """Emit the result of a ``concurrent.futures.Future`` or an ``asyncio.Future``/``Task`` (or
         its exception as on_error).
 
@@ -574,9 +689,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     @staticmethod
     def generate(
         state_fn: Callable[[], S],
-        generator_fn: Callable[[S, Emitter[T]], S],
+        generator_fn: Callable[[S, Emitter[E]], S],
         dispose_fn: Callable[[S], Any] | None = None,
-    ) -> Flowable[T]:
+    ) -> Flowable[E]:
         """A pull-driven, stateful source: ``generator_fn(state, emitter) -> new state`` is called
         once per requested element and must call ``emitter.on_next(x)`` at most once (and/or
         ``on_complete()``/``on_error(e)``).
@@ -594,9 +709,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
     @staticmethod
     def create(
-        emitter_fn: Callable[[FlowableEmitter[T]], Any],
+        emitter_fn: Callable[[FlowableEmitter[E]], Any],
         strategy: BackpressureStrategy = BackpressureStrategy.BUFFER,
-    ) -> Flowable[T]:
+    ) -> Flowable[E]:
         """Bridge a push-style API: ``emitter_fn(emitter)`` pushes with ``emitter.on_next(x)`` from
         any thread (serialized); ``strategy`` says what happens to items pushed without demand.
 
@@ -616,10 +731,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     @staticmethod
     def using(
         resource_fn: Callable[[], S],
-        source_fn: Callable[[S], Publisher[T]],
+        source_fn: Callable[[S], Publisher[E]],
         dispose_fn: Callable[[S], Any],
         eager: bool = True,
-    ) -> Flowable[T]:
+    ) -> Flowable[E]:
         """Acquire a resource per subscriber, stream from it, and dispose of it on termination or
         cancellation (``eager``: before the terminal signal is passed on).
 
@@ -630,7 +745,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_using(resource_fn, source_fn, dispose_fn, eager)
 
     @staticmethod
-    def concat(*sources: Publisher[T]) -> Flowable[T]:
+    def concat(*sources: Publisher[E]) -> Flowable[E]:
         """Emit the sources one after the other (each is subscribed when the previous completes).
 
         Example::
@@ -644,8 +759,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
     @staticmethod
     def merge(
-        *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
-    ) -> Flowable[T]:
+        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
+    ) -> Flowable[E]:
         """Interleave the elements of several sources as they arrive.
 
         Example::
@@ -661,6 +776,59 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return _i_merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch, delay_error=delay_error)
 
+    @overload
+    @staticmethod
+    def zip(source1: Publisher[T1], source2: Publisher[T2], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        source1: Publisher[T1], source2: Publisher[T2], zipper: Callable[[T1, T2], R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def zip(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], zipper: Callable[[T1, T2, T3], R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def zip(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3, T4]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], zipper: Callable[[T1, T2, T3, T4], R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        sources: Iterable[Publisher[Any]], zipper: Callable[..., R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def zip(sources: Iterable[Publisher[Any]], /, *, prefetch: int = 128) -> Flowable[tuple[Any, ...]]: ...
+
+    @overload
+    @staticmethod
+    def zip(
+        source1: Publisher[Any],
+        source2: Publisher[Any],
+        source3: Publisher[Any],
+        source4: Publisher[Any],
+        source5: Publisher[Any],
+        /,
+        *more: Any,
+        prefetch: int = 128,
+    ) -> Flowable[Any]: ...
+
     @staticmethod
     def zip(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
         """Combine the n-th elements of every source with a zipper (the last positional argument if
@@ -674,6 +842,59 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%).
         """
         return _i_zip_(*sources, prefetch=prefetch)
+
+    @overload
+    @staticmethod
+    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        source1: Publisher[T1], source2: Publisher[T2], combiner: Callable[[T1, T2], R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], combiner: Callable[[T1, T2, T3], R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3, T4]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], combiner: Callable[[T1, T2, T3, T4], R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        sources: Iterable[Publisher[Any]], combiner: Callable[..., R], /, *, prefetch: int = 128
+    ) -> Flowable[R]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(sources: Iterable[Publisher[Any]], /, *, prefetch: int = 128) -> Flowable[tuple[Any, ...]]: ...
+
+    @overload
+    @staticmethod
+    def combine_latest(
+        source1: Publisher[Any],
+        source2: Publisher[Any],
+        source3: Publisher[Any],
+        source4: Publisher[Any],
+        source5: Publisher[Any],
+        /,
+        *more: Any,
+        prefetch: int = 128,
+    ) -> Flowable[Any]: ...
 
     @staticmethod
     def combine_latest(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
@@ -690,7 +911,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         return _i_combine_latest(*sources, prefetch=prefetch)
 
     @staticmethod
-    def amb(*sources: Publisher[T]) -> Flowable[T]:
+    def amb(*sources: Publisher[E]) -> Flowable[E]:
         """Mirror the first source to signal anything; cancel the others.
 
         Example::
@@ -740,7 +961,13 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return _i_flat_map_iterable(self, mapper)
 
-    def scan(self, accumulator: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
+    @overload
+    def scan(self, accumulator: Callable[[T, T], T]) -> Flowable[T]: ...
+
+    @overload
+    def scan(self, accumulator: Callable[[R, T], R], seed: R) -> Flowable[R]: ...
+
+    def scan(self, accumulator: Callable[[Any, T], Any], seed: Any = NOTSET) -> Flowable[Any]:
         """Emit the running fold: with a ``seed``, the seed first, then each accumulated value.
 
         Example::
@@ -970,6 +1197,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return Flowable.merge(self, other, delay_error=delay_error)
 
+    @overload
+    def zip_with(self, other: Publisher[U], zipper: None = None) -> Flowable[tuple[T, U]]: ...
+
+    @overload
+    def zip_with(self, other: Publisher[U], zipper: Callable[[T, U], R]) -> Flowable[R]: ...
+
     def zip_with(self, other: Publisher[U], zipper: Callable[[T, U], R] | None = None) -> Flowable[Any]:
         """Zip this Flowable with ``other`` (see :meth:`zip`)."""
         if zipper is None:
@@ -1039,6 +1272,43 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         """
         return _i_concat_map_eager(self, mapper, max_concurrency, prefetch)
 
+    @overload
+    def with_latest_from(self, other1: Publisher[T1], /) -> Flowable[tuple[T, T1]]: ...
+
+    @overload
+    def with_latest_from(self, other1: Publisher[T1], combiner: Callable[[T, T1], R], /) -> Flowable[R]: ...
+
+    @overload
+    def with_latest_from(self, other1: Publisher[T1], other2: Publisher[T2], /) -> Flowable[tuple[T, T1, T2]]: ...
+
+    @overload
+    def with_latest_from(self, other1: Publisher[T1], other2: Publisher[T2], combiner: Callable[[T, T1, T2], R], /) -> Flowable[R]: ...
+
+    @overload
+    def with_latest_from(self, other1: Publisher[T1], other2: Publisher[T2], other3: Publisher[T3], /) -> Flowable[tuple[T, T1, T2, T3]]: ...
+
+    @overload
+    def with_latest_from(self, other1: Publisher[T1], other2: Publisher[T2], other3: Publisher[T3], combiner: Callable[[T, T1, T2, T3], R], /) -> Flowable[R]: ...
+
+    @overload
+    def with_latest_from(
+        self, others: Iterable[Publisher[Any]], combiner: Callable[..., R], /
+    ) -> Flowable[R]: ...
+
+    @overload
+    def with_latest_from(self, others: Iterable[Publisher[Any]], /) -> Flowable[tuple[Any, ...]]: ...
+
+    @overload
+    def with_latest_from(
+        self,
+        other1: Publisher[Any],
+        other2: Publisher[Any],
+        other3: Publisher[Any],
+        other4: Publisher[Any],
+        /,
+        *more: Any,
+    ) -> Flowable[Any]: ...
+
     def with_latest_from(self, *others: Any) -> Flowable[Any]:
         """Combine each element with the latest value of every other Publisher (a trailing
         callable combines; otherwise tuples). Elements arriving before every other has a value are
@@ -1081,7 +1351,13 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Aggregate (single-valued results: consume upstream unbounded, emit when requested)
 
-    def reduce(self, reducer: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
+    @overload
+    def reduce(self, reducer: Callable[[T, T], T]) -> Flowable[T]: ...
+
+    @overload
+    def reduce(self, reducer: Callable[[R, T], R], seed: R) -> Flowable[R]: ...
+
+    def reduce(self, reducer: Callable[[Any, T], Any], seed: Any = NOTSET) -> Flowable[Any]:
         """Fold all elements into one value, emitted on completion. Without a seed an empty stream
         completes empty.
 
@@ -1109,6 +1385,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.just(1, 2).to_list().test().assert_result([1, 2])
         """
         return _i_to_list(self)
+
+    @overload
+    def to_dict(self, key_fn: Callable[[T], K], value_fn: None = None) -> Flowable[dict[K, T]]: ...
+
+    @overload
+    def to_dict(self, key_fn: Callable[[T], K], value_fn: Callable[[T], V]) -> Flowable[dict[K, V]]: ...
 
     def to_dict(self, key_fn: Callable[[T], K], value_fn: Callable[[T], V] | None = None) -> Flowable[dict[K, Any]]:
         """Collect into a dict keyed by ``key_fn`` (later elements win), emitted on completion.
