@@ -18,14 +18,13 @@ MAX_DEMAND: Final[int] = 2**63 - 1
 
 
 def violation(rule: str, detail: str) -> str:
-    """Build a message ``"rule X.Y: detail (rule text)"``.
+    """Build a message ``"Rule X.Y violated: detail (the whole rule text)"``.
 
     >>> violation("1.1", "3 items for a demand of 2").startswith("Rule 1.1 violated: 3 items")
     True
     """
     text = RULES.get(rule, "")
-    short = text if len(text) <= 40 else text[:37].rstrip() + " ..."
-    return f"Rule {rule} violated: {detail} ({short})" if short else f"Rule {rule} violated: {detail}"
+    return f"Rule {rule} violated: {detail} ({text})" if text else f"Rule {rule} violated: {detail}"
 
 
 def bad_request_message(n: object) -> str:

@@ -764,8 +764,7 @@ class PublisherVerification(VerificationBase, Generic[T]):
                     violation(
                         "2.13",
                         f"request() raised {type(exc).__name__}: {exc}: the error raised by the Subscriber must "
-                        "not escape to the caller of request (3.16); the Publisher must consider the "
-                        "Subscription cancelled and report the error",
+                        f"not escape to the caller of request (3.16); {_HOW_TO_COMPLY_213}",
                     )
                 )
             deadline = time.monotonic() + self.env.timeout
@@ -782,17 +781,23 @@ class PublisherVerification(VerificationBase, Generic[T]):
                 violation(
                     "2.13",
                     f"{sub.on_next_count} on_next signals: after on_next raised, the Subscription must be "
-                    "considered cancelled (no further on_next)",
+                    f"considered cancelled (no further on_next); {_HOW_TO_COMPLY_213}",
                 )
             )
         if sub.terminated == "on_complete":
-            fail(violation("2.13", "on_complete after on_next raised: the Subscription must be considered cancelled"))
+            fail(
+                violation(
+                    "2.13",
+                    "on_complete after on_next raised: the Subscription must be considered cancelled; "
+                    + _HOW_TO_COMPLY_213,
+                )
+            )
         if not reported:
             fail(
                 violation(
                     "2.13",
-                    "the error raised by on_next was swallowed: report it through rstreams.plugins.on_error, "
-                    "logging (WARNING or above), threading.excepthook or on_error to that Subscriber",
+                    "the error raised by on_next was swallowed (neither rstreams.plugins, logging, "
+                    f"threading.excepthook nor on_error saw it); {_HOW_TO_COMPLY_213}",
                 )
             )
         self.env.verify_no_violations(delay=False)
@@ -956,6 +961,15 @@ def _quiet_request(sub: ManualSubscriber[Any], s: Subscription, n: int, rule: st
         raise  # already recorded (rule 1.1); it must unwind a synchronous Publisher that ignores demand
     except Exception as exc:  # noqa: BLE001
         sub.env.flop(violation(rule, f"request({n}) called from within a signal raised {type(exc).__name__}: {exc}"))
+
+
+#: How a Publisher complies with the Python-only rule 2.13 check (the JVM kit leaves the rule untested).
+_HOW_TO_COMPLY_213 = (
+    "to comply, wrap each call to the Subscriber's on_next in try/except, and on an exception cancel the "
+    "Subscription (stop emitting, release the Subscriber, no on_complete) and report the error: "
+    "rstreams.plugins.on_error(error, context) (rstreams' undeliverable-error hook, logged at ERROR by "
+    "default), or logging.getLogger(__name__).error(..., exc_info=error) (WARNING or above)"
+)
 
 
 class _ErrorReports:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import textwrap
 import threading
 import time
 from dataclasses import dataclass, field
@@ -130,15 +131,28 @@ def format_table(results: list[TestResult], width: int = 100) -> str:
         lines.append(f"{r.rule:<6} {r.kind:<10} {r.outcome:<15} {r.name}")
         if r.outcome != PASSED and r.message:
             text = r.message.split("; rule ")[0] if r.outcome == UNTESTED else r.message
-            lines.append(f"{'':<33}  -> {text}")
+            lines.extend(_wrapped("-> ", text, width))
         for note in r.observations:
-            lines.append(f"{'':<33}  observed: {note}")
+            lines.extend(_wrapped("observed: ", note, width))
     counts: dict[str, int] = {}
     for r in results:
         counts[r.outcome] = counts.get(r.outcome, 0) + 1
     lines.append("-" * width)
     lines.append(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" ({len(results)} tests)")
     return "\n".join(lines)
+
+
+def _wrapped(label: str, text: str, width: int) -> list[str]:
+    """``text`` under a result line, wrapped to ``width`` (never cut: the whole rule is in it)."""
+    indent = " " * 35
+    return textwrap.wrap(
+        text,
+        width=max(width, len(indent) + 40),
+        initial_indent=indent + label,
+        subsequent_indent=indent + " " * len(label),
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent + label]
 
 
 def _rule_key(rule: str) -> tuple[int, int]:
