@@ -927,14 +927,17 @@ class SparkSink:
         # takes the batch waiting behind it: a task queued now runs after every pending write.
         def finish() -> None:
             try:
-                self._finish(error)
+                self._finish(error, release=True)
             finally:
                 self._release()
 
         if self._writer.schedule(finish) is DISPOSED:
             finish()
 
-    def _finish(self, error: BaseException | None) -> None:
+    def _finish(self, error: BaseException | None, release: bool = False) -> None:
+        """Settle the result. ``release`` (the writer is done): the lease is released first, so
+        a caller that re-runs the landing as soon as the result arrives finds it free (released
+        after, it raced that re-run: a spurious LandingInUseError naming this very process)."""
         if not self._finished.try_set():
             return
         if self._timer is not None:
@@ -957,6 +960,12 @@ class SparkSink:
                     f"to_spark(name={self._name!r}): the input failed; {done}. Re-run the same input with "
                     f"name={self._name!r} to resume after them."
                 )
+        if release:
+            try:
+                self._release()
+            except Exception as e:  # never keep the result from the caller
+                plugins.on_error(e, f"to_spark(name={self._name!r}): releasing the landing failed")
+        if error is not None:
             self._future.set_exception(error)
         else:
             self._future.set_result(self._result)
