@@ -109,6 +109,13 @@ class SinkWriteError(RStreamsError, RuntimeError):
             if committed_rows
             else "No row is committed; rows"
         )
+        if step == "publish" and batch_id is not None and committed_rows:
+            # the batch is committed, but readers list it only once it is published: by the
+            # re-run, or by whichever landing starts next in the path (not "visible" yet)
+            done = (
+                f"Rows 0..{committed_rows - 1} are committed; those of micro-batch {batch_id} become visible "
+                "when the re-run (or the next landing into the path) publishes them; rows"
+            )
         if step == "resume":
             resume = ""
         elif step == "convert":
