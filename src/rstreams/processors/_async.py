@@ -38,7 +38,9 @@ class AsyncProcessor(SubscriberSet[T]):
     Scheduler: the value is delivered on the completing thread or the requesting thread.
 
     TCK: passes the Publisher verification "AsPublisher" (as RxJava's
-    ``AsyncProcessorAsPublisherTckTest``), for streams of at most one element.
+    ``AsyncProcessorAsPublisherTckTest``), for streams of at most one element, and the Subscriber
+    blackbox verification (rule 2.5: a second ``on_subscribe`` while an upstream is active is
+    cancelled). Not the IdentityProcessor verification: it emits the last value only, at completion.
     """
 
     __slots__ = ("_value",)
@@ -89,10 +91,7 @@ class AsyncProcessor(SubscriberSet[T]):
 
     # -- Subscriber side -------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
-        check_item(subscription, "on_subscribe")
-        if self._done:
-            subscription.cancel()
-        else:
+        if self._accept_upstream(subscription, "AsyncProcessor"):  # rule 2.5
             subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
@@ -103,7 +102,7 @@ class AsyncProcessor(SubscriberSet[T]):
         self._value = item
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "AsyncProcessor")
         if self._done:
             plugins.on_error(error, "AsyncProcessor: on_error after termination (rule 1.7)")
             return

@@ -17,7 +17,8 @@ from collections import deque
 from typing import Any, Final, TypeVar, final
 
 from .._internal import plugins
-from .._internal.atomics import AtomicInt
+from .._internal.atomics import AtomicInt, AtomicRef
+from .._internal.subscriptions import set_once
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import MissingBackpressureError, NoneElementError
 from ..flowable._flowable import Flowable
@@ -33,9 +34,18 @@ def check_item(item: object, where: str = "on_next") -> None:
         raise NoneElementError(null_element_message(where))
 
 
-def check_error(error: object) -> None:
+def check_error(error: object, processor: str = "") -> None:
+    """Rule 2.13: ``on_error`` takes an exception instance. ``None`` raises NoneElementError and
+    anything else (a str, an exception class) TypeError, at the call: passed on, it would reach every
+    subscriber as a malformed signal (``Flowable.create``'s emitter refuses it too)."""
     if error is None:
         raise NoneElementError(null_element_message("on_error"))
+    if not isinstance(error, BaseException):
+        where = f"{processor}.on_error" if processor else "on_error"
+        raise TypeError(
+            f"{where}() expects an exception instance, got {type(error).__name__} {error!r} (rule 2.13); "
+            "e.g. on_error(ValueError('bad input'))"
+        )
 
 
 def missing_backpressure(processor: str) -> MissingBackpressureError:
@@ -108,9 +118,9 @@ class FlowableProcessor(Flowable[T]):
 
 class SubscriberSet(FlowableProcessor[T]):
     """A processor with a copy-on-write tuple of subscriber records (race: subscribe vs cancel vs
-    terminate, all from any thread, while one thread emits)."""
+    terminate, all from any thread, while one thread emits), and its one upstream Subscription."""
 
-    __slots__ = ("_subs_lock", "_subscribers", "_terminated", "_done", "_error")
+    __slots__ = ("_subs_lock", "_subscribers", "_terminated", "_done", "_error", "_upstream")
 
     def __init__(self) -> None:
         self._subs_lock = threading.Lock()
@@ -118,6 +128,19 @@ class SubscriberSet(FlowableProcessor[T]):
         self._terminated = False
         self._done = False
         self._error: BaseException | None = None
+        # set once (rule 2.5: a second on_subscribe is cancelled); CANCELLED once disconnected
+        # (race: on_subscribe from two threads, or vs a disconnect)
+        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
+
+    def _accept_upstream(self, subscription: Subscription, name: str) -> bool:
+        """The processor's ``on_subscribe``: True if ``subscription`` is now its upstream. After
+        termination it is cancelled; while another upstream is active it is cancelled and the
+        double subscription reported (rules 2.5 and 2.12), never requested from."""
+        check_item(subscription, "on_subscribe")
+        if self._done:
+            subscription.cancel()
+            return False
+        return set_once(self._upstream, subscription, name)
 
     def _add(self, inner: Any) -> bool:
         with self._subs_lock:  # copy-on-write swap (race: concurrent subscribe/cancel/terminate)
@@ -239,7 +262,7 @@ class SerializedProcessor(FlowableProcessor[T]):
         self._emit(item)
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "SerializedProcessor")
         if self._sdone:
             plugins.on_error(error, "SerializedProcessor: on_error after the stream ended (rule 1.7)")
             return

@@ -194,7 +194,11 @@ class BehaviorProcessor(SubscriberSet[T]):
     that subscribes or requests.
 
     TCK: passes the Publisher verification "AsPublisher" (as RxJava's
-    ``BehaviorProcessorAsPublisherTckTest``), not the IdentityProcessor verification.
+    ``BehaviorProcessorAsPublisherTckTest``) and the Subscriber blackbox verification (rule 2.5: a
+    second ``on_subscribe`` while an upstream is active is cancelled). Not the IdentityProcessor
+    verification, for PublishProcessor's reasons: no coordination (a subscriber without demand gets
+    ``MissingBackpressureError``, rules 1.1, 1.5, 4.2) and its upstream outlives its subscribers
+    (rule 2.6).
     """
 
     __slots__ = ("_current", "_seq")
@@ -253,10 +257,7 @@ class BehaviorProcessor(SubscriberSet[T]):
 
     # -- Subscriber side -------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
-        check_item(subscription, "on_subscribe")
-        if self._terminated:
-            subscription.cancel()
-        else:
+        if self._accept_upstream(subscription, "BehaviorProcessor"):  # rule 2.5
             subscription.request(MAX_DEMAND)
 
     def _set_current(self, item: T) -> int:
@@ -300,7 +301,7 @@ class BehaviorProcessor(SubscriberSet[T]):
                 bs.terminate(error)
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "BehaviorProcessor")
         if self._done:
             plugins.on_error(error, "BehaviorProcessor: on_error after termination (rule 1.7)")
             return

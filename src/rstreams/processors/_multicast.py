@@ -24,7 +24,7 @@ from collections import deque
 from typing import Any, Final, Generic, TypeVar, final
 
 from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
+from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
 from .._internal.subscriptions import EMPTY, cancel, set_once
 from .._spec import Subscriber, Subscription
@@ -109,17 +109,18 @@ class MulticastProcessor(SubscriberSet[T]):
     thread that requests, subscribes or cancels.
 
     TCK: passes the full IdentityProcessor verification with ``ref_count=True`` (as RxJava's
-    ``MulticastProcessorRefCountedTckTest``). Without ``ref_count`` the processor keeps its upstream
-    when its subscribers leave, so the whitebox tests that expect a downstream cancel to reach the
-    upstream (2.8 and the whitebox happy path) need a ref-counting wrapper, as RxJava's
-    ``MulticastProcessorTckTest`` uses; every other test passes unwrapped.
+    ``MulticastProcessorRefCountedTckTest``), and the Subscriber blackbox verification either way
+    (rule 2.5: a second ``on_subscribe`` while an upstream is active is cancelled). Without
+    ``ref_count`` the processor keeps its upstream when its subscribers leave, so the whitebox tests
+    that expect a downstream cancel to reach the upstream (2.8 and the whitebox happy path, rule 2.6)
+    need a ref-counting wrapper, as RxJava's ``MulticastProcessorTckTest`` uses; every other test
+    passes unwrapped.
     """
 
     __slots__ = (
         "_buffer_size",
         "_limit",
         "_ref_count",
-        "_upstream",
         "_queue",
         "_capacity",
         "_wip",
@@ -140,7 +141,7 @@ class MulticastProcessor(SubscriberSet[T]):
         self._buffer_size = buffer_size
         self._limit = buffer_size - (buffer_size >> 2)  # replenish at 75% (seed 004)
         self._ref_count = bool(ref_count)
-        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # set once; CANCELLED at the end
+        # self._upstream (SubscriberSet): set once (rule 2.5); CANCELLED at the end
         self._queue: deque[T] = deque()
         self._capacity: int | None = buffer_size
         self._wip = AtomicInt(0)  # queue-drain (race: on_next vs request vs subscribe vs cancel)
@@ -166,8 +167,7 @@ class MulticastProcessor(SubscriberSet[T]):
 
     # -- Subscriber side -------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
-        check_item(subscription, "on_subscribe")
-        if set_once(self._upstream, subscription, "MulticastProcessor"):
+        if self._accept_upstream(subscription, "MulticastProcessor"):  # rule 2.5
             subscription.request(self._buffer_size)
 
     def offer(self, item: T) -> bool:
@@ -205,7 +205,7 @@ class MulticastProcessor(SubscriberSet[T]):
         self._drain()
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "MulticastProcessor")
         if not self._once.try_set():
             plugins.on_error(error, "MulticastProcessor: on_error after termination (rule 1.7)")
             return

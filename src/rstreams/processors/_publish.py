@@ -148,8 +148,11 @@ class PublishProcessor(SubscriberSet[T]):
     ``on_error`` (serially, rule 1.3; use :meth:`to_serialized` for several emitting threads).
 
     TCK: passes the Publisher verification "AsPublisher" (fed by a thread calling :meth:`offer`),
-    as RxJava's ``PublishProcessorAsPublisherTckTest``; not the IdentityProcessor verification
-    (it cannot buffer for a subscriber without demand).
+    as RxJava's ``PublishProcessorAsPublisherTckTest``, and the Subscriber blackbox verification
+    (rule 2.5: a second ``on_subscribe`` while an upstream is active is cancelled; RxJava's requests
+    from it). Not the IdentityProcessor verification: it does not coordinate, so a subscriber without
+    demand gets ``MissingBackpressureError`` instead of a buffer (rules 1.1, 1.5, 4.2), and it keeps
+    its upstream when its subscribers leave (rule 2.6: the whitebox happy path and 2.8).
     """
 
     __slots__ = ()
@@ -171,10 +174,7 @@ class PublishProcessor(SubscriberSet[T]):
 
     # -- Subscriber side -------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
-        check_item(subscription, "on_subscribe")
-        if self._terminated:
-            subscription.cancel()
-        else:
+        if self._accept_upstream(subscription, "PublishProcessor"):  # rule 2.5
             subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
@@ -204,7 +204,7 @@ class PublishProcessor(SubscriberSet[T]):
         return True
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "PublishProcessor")
         if self._done:
             plugins.on_error(error, "PublishProcessor: on_error after termination (rule 1.7)")
             return

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, final
 
 from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
+from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
-from .._internal.subscriptions import CANCELLED, cancel, replace
+from .._internal.subscriptions import CANCELLED, cancel
 from .._spec import Subscriber, Subscription
 from ._base import SubscriberSet, check_error, check_item
 
@@ -292,10 +292,14 @@ class ReplayProcessor(SubscriberSet[T]):  # not final: replay()'s DemandReplayPr
     subscribes or requests.
 
     TCK: passes the Publisher verification "AsPublisher" (pre-filled or fed by a thread), as RxJava's
-    ``ReplayProcessor*AsPublisherTckTest``.
+    ``ReplayProcessor*AsPublisherTckTest``, and the Subscriber blackbox verification (rule 2.5: a
+    second ``on_subscribe`` while an upstream is active is cancelled). Not the IdentityProcessor
+    verification: a late subscriber receives the retained items first, not the live ones (rule 4.1),
+    and the error only behind the items it has yet to request (rule 4.2); it requests its upstream
+    unbounded and keeps it when its subscribers leave (rule 2.6).
     """
 
-    __slots__ = ("_buffer", "_upstream")
+    __slots__ = ("_buffer",)
 
     def __init__(
         self, max_size: int | None = None, max_age: float | None = None, scheduler: Any = None
@@ -324,8 +328,7 @@ class ReplayProcessor(SubscriberSet[T]):  # not final: replay()'s DemandReplayPr
         elif scheduler is not None:
             raise ValueError("ReplayProcessor.create(): scheduler is only used with max_age")
         self._buffer = ReplayBuffer(max_size, max_age, clock)
-        # the latest upstream, CANCELLED after replay()'s disconnect (race: disconnect vs on_subscribe)
-        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
+        # self._upstream (SubscriberSet): set once, CANCELLED after replay()'s disconnect
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
     def create(  # type: ignore[override]
@@ -399,10 +402,7 @@ class ReplayProcessor(SubscriberSet[T]):  # not final: replay()'s DemandReplayPr
 
     # -- Subscriber side -------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
-        check_item(subscription, "on_subscribe")
-        if self._done:
-            subscription.cancel()
-        elif replace(self._upstream, subscription):
+        if self._accept_upstream(subscription, "ReplayProcessor"):  # rule 2.5
             subscription.request(MAX_DEMAND)
 
     def _child_requested(self) -> None:
@@ -426,7 +426,7 @@ class ReplayProcessor(SubscriberSet[T]):  # not final: replay()'s DemandReplayPr
                 rs.drain()
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "ReplayProcessor")
         if self._done:
             plugins.on_error(error, "ReplayProcessor: on_error after termination (rule 1.7)")
             return
@@ -465,10 +465,7 @@ class DemandReplayProcessor(ReplayProcessor[T]):
         self._sent = 0  # requested from the upstream so far (written in the request loop only)
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        check_item(subscription, "on_subscribe")
-        if self._done:
-            subscription.cancel()
-        elif replace(self._upstream, subscription):
+        if self._accept_upstream(subscription, "replay()"):  # rule 2.5
             self._child_requested()
 
     def _child_requested(self) -> None:

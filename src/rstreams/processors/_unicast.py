@@ -47,7 +47,9 @@ class UnicastProcessor(FlowableProcessor[T]):
 
     Scheduler: items are delivered on the emitting thread or the requesting thread, one at a time.
 
-    TCK: passes the full IdentityProcessor verification (as RxJava's ``UnicastProcessorTckTest``).
+    TCK: passes the full IdentityProcessor verification (as RxJava's ``UnicastProcessorTckTest``:
+    the Publisher tests and the whitebox Subscriber tests, with one subscriber) and the Subscriber
+    blackbox verification (rule 2.5: a second ``on_subscribe`` is cancelled).
     """
 
     __slots__ = (
@@ -161,7 +163,7 @@ class UnicastProcessor(FlowableProcessor[T]):
         self._drain()
 
     def on_error(self, error: BaseException) -> None:
-        check_error(error)
+        check_error(error, "UnicastProcessor")
         if self._done or self._cancelled:
             plugins.on_error(error, "UnicastProcessor: on_error after termination or cancel")
             return
