@@ -6,6 +6,10 @@ code a user runs locally; pickled with cloudpickle by Spark) to the executors th
 Flowable: Spark pulling the output is the demand, so backpressure holds inside each partition.
 When the pipeline is synchronous and fuses, its output iterator is consumed directly (one C loop
 per chunk); otherwise it is drained with ``blocking_iterable``.
+
+A streaming DataFrame works the same way: Structured Streaming runs the ``mapInArrow`` for every
+micro-batch, so each partition of each micro-batch is one run of the pipeline (its state starts
+afresh), and the result is a streaming DataFrame for any sink (``foreachBatch``, ``from_stream``).
 """
 
 from __future__ import annotations
@@ -116,7 +120,10 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
             if not isinstance(out, Flowable):
                 raise TypeError(f"the pipeline must return a Flowable, got {type(out).__name__}")
             fz = out._fused()
-            it = fz.factory() if fz is not None else out.blocking_iterable(prefetch=_CHUNK)
+            # one iterator for the whole partition: a BlockingIterator's __iter__ is a generator
+            # that cancels when dropped, so islice() over the iterable itself would end the
+            # stream after the first chunk
+            it = fz.factory() if fz is not None else iter(out.blocking_iterable(prefetch=_CHUNK))
             if as_ == "arrow":
                 for b in it:
                     if b is None:
@@ -158,8 +165,15 @@ def run_on_spark(df: Any, pipeline: Callable[[Flowable[Any]], Flowable[Any]], *,
         out = spark.run_on_spark(df, lambda f: f.filter(lambda r: r[1] > 0.5).map(lambda r: (r[0], r[1] * 2)),
                                  schema="id long, x double")
 
+    ``df`` may be a streaming DataFrame (``spark.readStream...``): the pipeline then runs on
+    every partition of every micro-batch, and the result is streaming too::
+
+        events = run_on_spark(spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1000).load(),
+                              lambda f: f.map(lambda r: (r[1], r[1] % 7)), schema="value long, bucket long")
+
     Backpressure: inside each task, Spark's pull of the output drives the pipeline's requests.
-    State (``scan``, ``distinct``, ``take``...) is per partition. Errors name the partition.
+    State (``scan``, ``distinct``, ``take``...) is per partition (per micro-batch partition when
+    streaming). Errors name the partition.
     """
     if as_ not in ("rows", "arrow"):
         raise ValueError(f"run_on_spark(): as_ must be 'rows' or 'arrow', got {as_!r}")
