@@ -23,6 +23,7 @@ __all__ = [
     "is_cancelled",
     "set_once",
     "cancel",
+    "replace",
     "deferred_set_once",
     "deferred_request",
     "report_double_subscription",
@@ -102,6 +103,18 @@ def set_once(ref: AtomicRef[Subscription | None], s: Subscription, where: str = 
     if ref.get() is not CANCELLED:
         report_double_subscription(where)
     return False
+
+
+def replace(ref: AtomicRef[Subscription | None], s: Subscription | None) -> bool:
+    """Swap in ``s`` without cancelling the previous one; if the field is cancelled, cancel ``s``."""
+    while True:
+        cur = ref.get()
+        if cur is CANCELLED:
+            if s is not None:
+                s.cancel()
+            return False
+        if ref.compare_and_set(cur, s):
+            return True
 
 
 def cancel(ref: AtomicRef[Subscription | None]) -> bool:
