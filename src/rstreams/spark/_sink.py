@@ -124,6 +124,9 @@ _FIRST_ARROW_BATCH_BYTES: Final = 32 * 1024 * 1024
 #: one createDataFrame is at most this share of the driver's heap (the JVM holds the Arrow data,
 #: then the rows of the write job: a few times the bytes sent)
 _HEAP_SHARE: Final = 8
+#: on a dead driver JVM, how long the error waits for the writer to stop and release the lease
+#: (a writer stuck in a call to the dead JVM does not delay the error longer than this)
+_RELEASE_WAIT_ON_JVM_DEATH: Final = 2.0
 
 
 def _local_path(path: str) -> str:
@@ -319,6 +322,7 @@ class SparkSink:
         self._cancelled = False  # cancel(): what is pending is not written (a re-run resumes at the log's end)
         self._completed = False  # on_complete: the partial last batch is written too (not after on_error)
         self._failed: BaseException | None = None
+        self._failed_event = threading.Event()  # set with _failed: wakes a retry's backoff at once
         self._upstream: Subscription | None = None
         self._result = SinkResult(path=path, table=table, name=self._name)
         self._start = time.monotonic()
@@ -678,14 +682,17 @@ class SparkSink:
                 raise SchemaMismatchError(batch_id, start_row, end_row, committed, e, self._name, step, str(e)) from e
             except Exception as e:
                 if self._failed is not None:  # the sink failed meanwhile (a dead JVM): stop here
-                    raise self._failed from e
+                    # (re-raised with its own cause: "from e" would overwrite the __cause__ of the
+                    # error the caller gets, SparkJvmDiedError, with this attempt's py4j error)
+                    raise self._failed from self._failed.__cause__
                 if attempt >= self._policy.attempts or step == "convert":  # a conversion fails the same way again
                     raise SinkWriteError(
                         batch_id, start_row, end_row, committed, e, self._name, step,
                         f"{type(e).__name__}: {e} (after {attempt} attempt{'s' if attempt > 1 else ''})",
                     ) from e
                 plugins.on_error(e, f"to_spark: micro-batch {batch_id} {step} attempt {attempt} failed; retrying")
-                time.sleep(self._policy.delay(attempt))
+                if self._failed_event.wait(self._policy.delay(attempt)) and self._failed is not None:
+                    raise self._failed from self._failed.__cause__  # the sink failed meanwhile: stop
 
     def _write_committed(self, batch: _Rows) -> None:
         batch_id = self._next_id
@@ -914,11 +921,26 @@ class SparkSink:
             self._failed = error
             up = self._upstream
             self._done = True
+        self._failed_event.set()
         if up is not None:
             up.cancel()
         if isinstance(error, SinkWriteError) and isinstance(error.cause, SparkJvmDiedError):
-            self._finish(error)  # the writer may be stuck in a call to the dead JVM: answer now
-            self._writer.schedule(self._release)
+            # The writer may be stuck in a call to the dead JVM: the error is answered within
+            # seconds whatever it does. But a writer that stops at once (its call failed with the
+            # JVM, or it was waiting to retry) releases the lease first, so that a re-run started
+            # at the error finds it free instead of a LandingInUseError naming this process.
+            released = threading.Event()
+
+            def release() -> None:
+                try:
+                    self._release()
+                finally:
+                    released.set()
+
+            if self._writer.schedule(release) is DISPOSED:
+                release()
+            released.wait(_RELEASE_WAIT_ON_JVM_DEATH)
+            self._finish(error)
             return
         self._finish_after_writes(error)
 
