@@ -197,13 +197,19 @@ try:
     to_spark(Flowable.range(0, 10**9).map(lambda i: {"id": i}), path=sys.argv[1], name="endless",
              batch_rows=500, spark=s, progress=False)
     print("completed?!", flush=True)
+    os._exit(1)
 except SinkWriteError as e:
-    print("error", type(e).__name__, type(e.__cause__).__name__, e.committed_rows, e.landing, flush=True)
+    print("error", type(e).__name__, type(e.__cause__).__name__, type(e.cause).__name__, e.landing, flush=True)
+    n = e.committed_rows + 1000
+# re-run at once, in this process (pyarrow engine: the session is gone): the lease is free
+r = to_spark(Flowable.range(0, n).map(lambda i: {"id": i}), path=sys.argv[1], name="endless", batch_rows=500,
+             engine="pyarrow", progress=False)
+print("rerun", r.rows + r.skipped_rows, n, flush=True)
 os._exit(0)  # the JVM is gone: no atexit talk to it
 """
 
 
-def test_killed_driver_jvm_is_a_sink_write_error_caused_by_spark_jvm_died_not_a_hang(tmp_path: Path) -> None:
+def test_killed_driver_jvm_is_a_sink_write_error_caused_by_spark_jvm_died_and_an_immediate_rerun_resumes(tmp_path: Path) -> None:
     import time
 
     path = tmp_path / "out"
@@ -228,8 +234,10 @@ def test_killed_driver_jvm_is_a_sink_write_error_caused_by_spark_jvm_died_not_a_
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert "error SinkWriteError SparkJvmDiedError" in out, err[-3000:]
-    assert out.strip().endswith("endless")
+    assert "error SinkWriteError SparkJvmDiedError SparkJvmDiedError endless\n" in out, err[-3000:]
+    rerun = out.strip().splitlines()[-1].split()
+    assert rerun[0] == "rerun" and rerun[1] == rerun[2], err[-3000:]
+    assert_exactly(log_ids(path), range(int(rerun[2])))
 
 
 # -- 8. SIGKILL at random moments of a named landing -------------------------------------------------------------
