@@ -305,7 +305,8 @@ class TimeOperatorsMixin(Generic[T]):
             Flowable.just("a").timestamp(ts).test().assert_result(Timed("a", 10.0))
 
         Backpressure: one-to-one; requests pass through.
-        Scheduler: only its clock is read; signals stay on the upstream's thread.
+        Scheduler: only the clock of ``scheduler`` (default: computation) is read; signals stay on
+        the upstream's thread.
         """
         return _i_timestamp(_f(self), scheduler)
 
@@ -319,7 +320,8 @@ class TimeOperatorsMixin(Generic[T]):
             Flowable.just("a").time_interval(ts).test().assert_result(Timed("a", 0.0))
 
         Backpressure: one-to-one; requests pass through.
-        Scheduler: only its clock is read; signals stay on the upstream's thread.
+        Scheduler: only the clock of ``scheduler`` (default: computation) is read; signals stay on
+        the upstream's thread.
         """
         return _i_time_interval(_f(self), scheduler)
 

@@ -4,8 +4,9 @@ The facade is thin: every method imports its operator module on first use (keepi
 ``import rstreams`` light) and returns a new ``Flowable``. Each operator lives in its own private
 module under ``sources/`` or ``operators/``, named after the RxJava operator in snake_case.
 
-Every method documents "Backpressure:" (how it treats demand) and, where it matters,
-"Scheduler:" (which thread it runs on; the operators here run on the thread that signals them).
+Every public method documents an example, "Backpressure:" (how it treats demand) and "Scheduler:"
+(which thread it runs on; most operators run on the thread that signals them), as RxJava's
+javadoc does; ``tests/meta/test_docstrings.py`` keeps it so.
 """
 
 from __future__ import annotations
@@ -372,6 +373,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).test().assert_result(1, 2).assert_no_violations()
             Flowable.range(0, 10).test(3).assert_values(0, 1, 2).assert_not_complete()
+
+        Backpressure: the TestSubscriber requests ``initial_request`` (default: unbounded);
+        ``ts.request(n)`` asks for more.
+        Scheduler: none; the TestSubscriber records signals from any thread; ``await_done()`` and
+        ``await_count(n)`` wait for asynchronous ones.
         """
         from ..testing import TestSubscriber
 
@@ -494,6 +500,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             def evens(f): return f.filter(lambda x: x % 2 == 0)
             Flowable.range(0, 10).pipe(evens, lambda f: f.take(2)).test().assert_result(0, 2)
+
+        Backpressure: whatever the functions build (``pipe`` only applies them).
+        Scheduler: none; the functions run once, at assembly, on the calling thread.
         """
         result: Flowable[Any] = self
         for op in operators:
@@ -506,22 +515,48 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 3).compose(lambda f: f.map(str)).test().assert_result("0", "1", "2")
+
+        Backpressure: that of the Publisher ``transformer`` returns (a foreign one is wrapped by
+        :meth:`from_publisher`).
+        Scheduler: none; ``transformer`` runs once, at assembly, on the calling thread.
         """
         return Flowable.from_publisher(transformer(self))
 
     def lift(self, operator: Callable[[Subscriber[R]], Subscriber[T]]) -> Flowable[R]:
         """Insert a custom operator given as ``downstream Subscriber -> upstream Subscriber``.
 
+        Example::
+
+            class Doubler:                      # the upstream Subscriber of the custom stage
+                def __init__(self, downstream): self.down = downstream
+                def on_subscribe(self, s): self.down.on_subscribe(s)
+                def on_next(self, x): self.down.on_next(x * 2)
+                def on_error(self, e): self.down.on_error(e)
+                def on_complete(self): self.down.on_complete()
+            Flowable.range(0, 3).lift(Doubler).test().assert_result(0, 2, 4)
+
         The Subscriber it returns is subscribed to this Flowable; it must honour the Reactive
         Streams rules towards ``downstream`` (it is wrapped in the strict subscriber unless it sets
         ``_rs_no_wrap = True``).
 
         Backpressure: whatever the custom operator does.
+        Scheduler: none of its own; the custom stage runs on the threads that signal it (it may hand
+        signals to a Scheduler of its own).
         """
         return _i_lift(self, operator)
 
     def to(self, converter: Callable[[Flowable[T]], R]) -> R:
-        """Convert this Flowable with ``converter`` (fluent conversion to anything)."""
+        """Convert this Flowable with ``converter`` (fluent conversion to anything).
+
+        Example::
+
+            Flowable.range(0, 3).to(list)                                  # [0, 1, 2]
+            Flowable.just(1, 2).to(lambda f: f.count().blocking_first())   # 2
+
+        Backpressure: whatever ``converter`` does (``to(list)`` iterates through
+        :meth:`blocking_iterable`).
+        Scheduler: none; ``converter`` runs at once, on the calling thread.
+        """
         return converter(self)
 
     def hide(self) -> Flowable[T]:
@@ -533,6 +568,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(0, 3).hide().test().assert_result(0, 1, 2)
 
         Backpressure: passes requests through.
+        Scheduler: none; signals stay on the upstream's thread.
         """
         return _i_hide(self)
 
@@ -548,6 +584,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.just(1, 2, 3).test().assert_result(1, 2, 3)
 
         Backpressure: emits only what is requested. ``None`` items raise TypeError (rule 2.13).
+        Scheduler: none; elements are produced on the thread that requests them, inside ``request`` (the
+        subscribing thread when the subscriber requests from ``on_subscribe``).
         """
         return _basic.just(*items)
 
@@ -558,6 +596,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.empty().test().assert_result()
+
+        Backpressure: no elements: completes at once, without waiting for a request.
+        Scheduler: none; ``on_complete`` comes on the subscribing thread, inside ``subscribe``.
         """
         return _basic.empty()
 
@@ -568,6 +609,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.error(ValueError("x")).test().assert_error(ValueError, match="x")
+
+        Backpressure: no elements: signals the error at once, without waiting for a request.
+        Scheduler: none; ``on_error`` comes on the subscribing thread, inside ``subscribe``.
         """
         return _i_make_error(error)
 
@@ -578,6 +622,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.never().test().assert_empty()
+
+        Backpressure: no elements: requests are accepted and ignored.
+        Scheduler: none; nothing is signalled after ``on_subscribe``.
         """
         return _i_never()
 
@@ -601,6 +648,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: pull-driven, one ``next()`` per requested element; fuses with the stateless
         operators that follow it.
+        Scheduler: none; elements are produced on the thread that requests them, inside ``request`` (the
+        subscribing thread when the subscriber requests from ``on_subscribe``).
         """
         return _i_from_iterable(iterable)
 
@@ -636,6 +685,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.defer(lambda: Flowable.just(time.time()))
+
+        Backpressure: that of the Publisher ``supplier`` returns.
+        Scheduler: none; ``supplier`` runs on the subscribing thread, once per subscriber.
         """
         return _i_defer(supplier)
 
@@ -650,6 +702,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: ``fn`` runs when the subscriber subscribes; its result is held until
         requested. A raising ``fn`` signals its error; a ``None`` result signals TypeError.
         Wrap it in ``defer``/``subscribe_on`` to move slow work off the subscribing thread.
+        Scheduler: none; ``fn`` runs on the subscribing thread; the value goes out there, or on the
+        requesting thread if the request comes later.
         """
         return _i_from_callable(fn)
 
@@ -660,6 +714,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.from_publisher(my_publisher).map(str)
+
+        Backpressure: that of the wrapped Publisher: requests pass straight through.
+        Scheduler: none; signals arrive on the wrapped Publisher's threads.
         """
         return _i_from_publisher(publisher)
 
@@ -679,10 +736,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         An asyncio future is thread-safe to pass from any thread: its callback is added on its own
         loop. A coroutine is not a future: use ``from_coroutine(fn)``.
 
-        Backpressure: the value is emitted when requested. Scheduler: the signal arrives on the
-        thread that completes the future (an asyncio future's loop thread); no thread is blocked.
         ``timeout`` seconds without a result signals ``TimeoutError``; cancelling the subscription
         does not cancel the future.
+
+        Backpressure: the value is emitted when requested.
+        Scheduler: none; the signal arrives on the thread that completes the future (an asyncio
+        future's loop thread); no thread is blocked.
         """
         return _i_from_future(future, timeout)
 
@@ -704,6 +763,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.generate(lambda: 0, step).test().assert_result(0, 1, 2)
 
         Backpressure: honoured exactly: the generator only runs when there is demand.
+        Scheduler: none; ``state_fn`` runs on the subscribing thread, ``generator_fn`` on the requesting
+        thread (inside ``request``), ``dispose_fn`` where the stream ends or is cancelled.
         """
         return _i_generate(state_fn, generator_fn, dispose_fn)
 
@@ -725,6 +786,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: per ``strategy`` (BUFFER, DROP, LATEST, ERROR, MISSING). The emitter has
         ``requested``, ``is_cancelled``, ``set_cancellable(fn)`` and ``try_on_error(e)``.
+        Scheduler: none; ``emitter_fn`` runs on the subscribing thread; the emitter may be called from
+        any thread: elements go downstream on the emitting thread, or, when they had to wait for demand
+        (BUFFER, LATEST), on the thread that requests them.
         """
         return _i_create(emitter_fn, strategy)
 
@@ -741,6 +805,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.using(lambda: open(path), lambda f: Flowable.from_iterable(f), lambda f: f.close())
+
+        Backpressure: that of the Publisher ``source_fn`` returns: requests pass straight through.
+        Scheduler: none; ``resource_fn`` and ``source_fn`` run on the subscribing thread, ``dispose_fn``
+        on the thread that terminates or cancels the stream.
         """
         return _i_using(resource_fn, source_fn, dispose_fn, eager)
 
@@ -754,6 +822,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: demand not fulfilled by one source carries over to the next. Subscribing
         the next source is trampolined, so a million sources never hit the recursion limit.
+        Scheduler: none; each source signals on its own thread; the next source is subscribed on the
+        thread where the previous one completed.
         """
         return _i_concat(*sources)
 
@@ -773,6 +843,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Errors: the first error cancels the other sources, unless ``delay_error`` (RxJava's
         ``mergeDelayError``): then every source runs to its end and the error (several: an
         ``ExceptionGroup``) arrives after all the elements.
+        Scheduler: none; elements go out serially, on the thread of the source that signals them, or on
+        the requesting thread when queued elements drain.
         """
         return _i_merge(*sources, max_concurrency=max_concurrency, prefetch=prefetch, delay_error=delay_error)
 
@@ -840,6 +912,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             # "1a", "2b"
 
         Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%).
+        Scheduler: none; a row goes out, serially, on the thread of the source whose element completed
+        it, or on the requesting thread.
         """
         return _i_zip_(*sources, prefetch=prefetch)
 
@@ -907,6 +981,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: each source is prefetched with ``prefetch``; rows are emitted on demand.
         Completes when all sources complete, or when one completes without ever emitting.
+        Scheduler: none; a row goes out, serially, on the thread of the source whose element made it, or
+        on the requesting thread when rows waited for demand.
         """
         return _i_combine_latest(*sources, prefetch=prefetch)
 
@@ -919,6 +995,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.amb(primary_feed, backup_feed)
 
         Backpressure: requests made before a winner is known go to every source.
+        Scheduler: none; signals arrive on the winning source's thread.
         """
         return _i_amb(*sources)
 
@@ -934,6 +1011,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: passes requests through. A ``None`` result signals TypeError; a raising
         mapper cancels the upstream and signals its error.
+        Scheduler: none; ``mapper`` runs, and elements go out, on the upstream's thread (inside
+        ``request`` for a fused synchronous chain).
         """
         return _i_map_(self, mapper)
 
@@ -946,6 +1025,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: passes requests through and asks upstream for one more per dropped element
         (sources that support ``try_on_next`` skip that round trip).
+        Scheduler: none; ``predicate`` runs, and elements go out, on the upstream's thread (inside
+        ``request`` for a fused synchronous chain).
         """
         return _i_filter_(self, predicate)
 
@@ -956,8 +1037,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.just(1, 2).flat_map_iterable(lambda x: [x, x]).test().assert_result(1, 1, 2, 2)
 
-        Backpressure: pulls from the current iterable only as requested; asks upstream for the next
-        element when the iterable is exhausted.
+        Backpressure: pulls the current iterable only as far as requested. Unfused, the upstream is
+        prefetched 128 elements ahead (replenished at 75%); fused with a synchronous source, the
+        next upstream element is pulled when the current iterable is exhausted.
+        Scheduler: none; ``mapper`` runs, and the iterables are pulled, on the thread that drains: the
+        upstream's or the requesting one.
         """
         return _i_flat_map_iterable(self, mapper)
 
@@ -976,6 +1060,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.just(1, 2).scan(lambda a, b: a + b, seed=0).test().assert_result(0, 1, 3)
 
         Backpressure: passes requests through (the seed uses one unit of demand).
+        Scheduler: none; ``accumulator`` runs, and the running values go out, on the upstream's thread.
         """
         return _i_scan(self, accumulator, seed)
 
@@ -988,6 +1073,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(0, 5).buffer(2).test().assert_result([0, 1], [2, 3], [4])
 
         Backpressure: a request for n lists asks upstream for about n * skip elements.
+        Scheduler: none; lists go out on the upstream's thread (a list held at completion, on the thread
+        that requests it).
         """
         return _i_buffer(self, count, skip)
 
@@ -1001,6 +1088,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.interval(0.1).take(seconds=1.0)   # about 10 elements
 
         Backpressure: never requests more than ``count`` in total from upstream.
+        Scheduler: none for a count (signals stay on the upstream's thread); with ``seconds=`` the
+        completion comes from a worker of ``scheduler`` (default: computation), see :meth:`take_for`.
         """
         if seconds is not None:
             if count is not None:
@@ -1018,6 +1107,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(0, 5).take_last(2).test().assert_result(3, 4)
 
         Backpressure: consumes upstream unbounded; emits the kept tail as requested (post-complete).
+        Scheduler: none; the tail goes out on the thread of the upstream's completion, or on the thread
+        that requests it later.
         """
         return _i_take_last(self, count)
 
@@ -1027,6 +1118,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 10).take_while(lambda x: x < 3).test().assert_result(0, 1, 2)
+
+        Backpressure: passes requests through; cancels the upstream at the first element that fails.
+        Scheduler: none; ``predicate`` runs, and elements go out, on the upstream's thread.
         """
         return _i_take_while(self, predicate)
 
@@ -1037,6 +1131,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 10).take_until(lambda x: x == 2).test().assert_result(0, 1, 2)
+
+        Backpressure: passes requests through; a Publisher ``stop`` is requested unbounded (its first
+        element or its completion ends the stream).
+        Scheduler: none; elements go out on the upstream's thread; the completion caused by a Publisher
+        ``stop`` on that Publisher's thread (serialized).
         """
         return _i_take_until(self, stop)
 
@@ -1049,6 +1148,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(0, 5).skip(3).test().assert_result(3, 4)
 
         Backpressure: asks upstream for ``count`` extra elements once.
+        Scheduler: none for a count (signals stay on the upstream's thread); with ``seconds=`` the
+        window is timed on a worker of ``scheduler`` (default: computation), see :meth:`skip_for`.
         """
         if seconds is not None:
             if count is not None:
@@ -1064,6 +1165,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 5).skip_last(2).test().assert_result(0, 1, 2)
+
+        Backpressure: asks the upstream for ``count`` extra elements once, up front; then every request
+        passes straight through (one element in, one out).
+        Scheduler: none; elements go out on the upstream's thread.
         """
         return _i_skip_last(self, count)
 
@@ -1073,6 +1178,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 5).skip_while(lambda x: x < 3).test().assert_result(3, 4)
+
+        Backpressure: passes requests through and asks upstream for one more per dropped element.
+        Scheduler: none; ``predicate`` runs, and elements go out, on the upstream's thread.
         """
         return _i_skip_while(self, predicate)
 
@@ -1084,6 +1192,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.just(1, 2, 1, 3).distinct().test().assert_result(1, 2, 3)
 
         Memory: keeps every key seen.
+
+        Backpressure: passes requests through and asks upstream for one more per dropped element.
+        Scheduler: none; ``key_fn`` runs, and elements go out, on the upstream's thread.
         """
         return _i_distinct(self, key_fn)
 
@@ -1097,6 +1208,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 1, 2, 1).distinct_until_changed().test().assert_result(1, 2, 1)
+
+        Backpressure: passes requests through and asks upstream for one more per dropped element.
+        Scheduler: none; ``key_fn``/``comparer`` run, and elements go out, on the upstream's thread.
         """
         return _i_distinct_until_changed(self, key_fn, comparer)
 
@@ -1107,11 +1221,27 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 5).element_at(2).test().assert_result(2)
+
+        Backpressure: consumes the upstream unbounded and cancels it once the element is found; the
+        element waits for a request.
+        Scheduler: none; the element goes out on the upstream's thread, or on the requesting thread if
+        the request comes later.
         """
         return _i_element_at(self, index, default)
 
     def element_at_or_error(self, index: int) -> Flowable[T]:
-        """Like :meth:`element_at`, but signal ``NoSuchElementError`` when there is no such element."""
+        """Like :meth:`element_at`, but signal ``NoSuchElementError`` when there is no such element.
+
+        Example::
+
+            Flowable.range(0, 5).element_at_or_error(2).test().assert_result(2)
+            Flowable.range(0, 2).element_at_or_error(5).test().assert_error(NoSuchElementError)
+
+        Backpressure: consumes the upstream unbounded and cancels it once the element is found; the
+        element waits for a request.
+        Scheduler: none; the element goes out on the upstream's thread, or on the requesting thread if
+        the request comes later.
+        """
         return _i_element_at_or_error(self, index)
 
     def first(self, default: T | Any = NOTSET) -> Flowable[T]:
@@ -1122,11 +1252,27 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(3, 5).first().test().assert_result(3)
             Flowable.empty().first(default=0).test().assert_result(0)
+
+        Backpressure: consumes the upstream unbounded and cancels it at the first element; the element
+        waits for a request.
+        Scheduler: none; the element goes out on the upstream's thread, or on the requesting thread if
+        the request comes later.
         """
         return _i_first(self, default)
 
     def first_element(self) -> Flowable[T]:
-        """Emit the first element if there is one, else complete empty."""
+        """Emit the first element if there is one, else complete empty.
+
+        Example::
+
+            Flowable.range(3, 5).first_element().test().assert_result(3)
+            Flowable.empty().first_element().test().assert_result()
+
+        Backpressure: consumes the upstream unbounded and cancels it at the first element; the element
+        waits for a request.
+        Scheduler: none; the element goes out on the upstream's thread, or on the requesting thread if
+        the request comes later.
+        """
         return self.element_at(0)
 
     def last(self, default: T | Any = NOTSET) -> Flowable[T]:
@@ -1138,6 +1284,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.range(3, 5).last().test().assert_result(7)
 
         Backpressure: consumes upstream unbounded; emits when requested.
+        Scheduler: none; the element goes out on the thread of the upstream's completion, or on the
+        requesting thread if the request comes later.
         """
         return _i_last(self, default)
 
@@ -1147,6 +1295,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 5).ignore_elements().test().assert_result()
+
+        Backpressure: requests the upstream unbounded (nothing is emitted, so nothing needs demand).
+        Scheduler: none; the terminal signal goes out on the upstream's thread.
         """
         return _i_ignore_elements(self)
 
@@ -1156,6 +1307,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.empty().default_if_empty(0).test().assert_result(0)
+
+        Backpressure: passes requests through; the default waits for a request.
+        Scheduler: none; signals stay on the upstream's thread (the default goes out on the completing
+        or the requesting thread).
         """
         return _i_default_if_empty(self, default)
 
@@ -1167,6 +1322,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.empty().switch_if_empty(Flowable.just(1, 2)).test().assert_result(1, 2)
 
         Backpressure: unfulfilled demand carries over to ``other``.
+        Scheduler: none; ``other`` is subscribed on the thread where the upstream completed.
         """
         return _i_switch_if_empty(self, other)
 
@@ -1176,6 +1332,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(3).start_with(1, 2).test().assert_result(1, 2, 3)
+
+        Backpressure: as :meth:`concat`: demand the items did not use carries over to this Flowable.
+        Scheduler: none; the items go out on the requesting thread, then this Flowable's elements on its
+        own thread.
         """
         return _i_start_with(self, *items)
 
@@ -1185,6 +1345,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1).concat_with(Flowable.just(2)).test().assert_result(1, 2)
+
+        Backpressure: as :meth:`concat`: demand this Flowable did not fulfil carries over to ``other``.
+        Scheduler: none; ``other`` is subscribed on the thread where this Flowable completed.
         """
         return _i_concat_with(self, other)
 
@@ -1194,6 +1357,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1).merge_with(Flowable.just(2)).test().assert_result(1, 2)
+
+        Backpressure: as :meth:`merge`: each of the two is prefetched 128 at a time (replenished at
+        75%); downstream demand is honoured.
+        Scheduler: none; elements go out serially, on the thread of the source that signals them, or on
+        the requesting thread when queued elements drain.
         """
         return Flowable.merge(self, other, delay_error=delay_error)
 
@@ -1204,7 +1372,17 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
     def zip_with(self, other: Publisher[U], zipper: Callable[[T, U], R]) -> Flowable[R]: ...
 
     def zip_with(self, other: Publisher[U], zipper: Callable[[T, U], R] | None = None) -> Flowable[Any]:
-        """Zip this Flowable with ``other`` (see :meth:`zip`)."""
+        """Zip this Flowable with ``other`` (see :meth:`zip`).
+
+        Example::
+
+            Flowable.just(1, 2).zip_with(Flowable.just("a", "b")).test().assert_result((1, "a"), (2, "b"))
+            Flowable.just(1, 2).zip_with(Flowable.just(10, 20), lambda a, b: a + b).test().assert_result(11, 22)
+
+        Backpressure: as :meth:`zip`: each side is prefetched 128 at a time (replenished at 75%).
+        Scheduler: none; a row goes out, serially, on the thread of the source whose element completed
+        it, or on the requesting thread.
+        """
         if zipper is None:
             return Flowable.zip(self, other)
         return Flowable.zip(self, other, zipper)
@@ -1218,6 +1396,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: prefetches ``prefetch`` upstream elements; demand carries across inners.
         ``Flowable.just(x)``/``empty()`` inner results take a shortcut with no inner subscription.
+        Scheduler: none; ``mapper`` runs in the drain, on the thread that delivered the outer element,
+        completed the previous inner or requested; elements arrive on each inner's thread.
         """
         return _i_concat_map(self, mapper, prefetch)
 
@@ -1255,6 +1435,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Backpressure: demand carries over to the next inner; each inner is prefetched with
         ``prefetch``. The outer is consumed unbounded. Completes after the outer and the last
         inner complete. ``just(x)`` results skip the inner subscription.
+        Scheduler: none; ``mapper`` runs on the outer source's thread; elements go out serially on the
+        current inner's thread (or on the requesting thread).
         """
         return _i_switch_map(self, mapper, prefetch, delay_error)
 
@@ -1269,6 +1451,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: the outer is asked ``max_concurrency`` ahead and one more per finished inner;
         each inner is buffered up to ``prefetch``.
+        Scheduler: none; the inners run on their own threads; their elements go out in order, serially,
+        on whichever thread drains (an inner's or the requesting one).
         """
         return _i_concat_map_eager(self, mapper, max_concurrency, prefetch)
 
@@ -1319,6 +1503,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             clicks.with_latest_from(positions, lambda click, pos: (click, pos))
 
         Backpressure: passes the main requests through; the others are consumed unbounded.
+        Scheduler: none; rows go out on the main source's thread; the others may signal on any thread.
         """
         return _i_with_latest_from(self, *others)
 
@@ -1328,11 +1513,25 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             events.skip_until(Flowable.timer(1.0))
+
+        Backpressure: passes the main requests through and asks upstream for one more per dropped
+        element; ``other`` is asked for one element and cancelled once it signals.
+        Scheduler: none; elements go out on the main source's thread; ``other`` may signal on any
+        thread.
         """
         return _i_skip_until(self, other)
 
     def amb_with(self, other: Publisher[T]) -> Flowable[T]:
-        """Mirror whichever of this Flowable and ``other`` signals first (see :meth:`amb`)."""
+        """Mirror whichever of this Flowable and ``other`` signals first (see :meth:`amb`).
+
+        Example::
+
+            Flowable.never().amb_with(Flowable.just(1, 2)).test().assert_result(1, 2)
+
+        Backpressure: as :meth:`amb`: requests made before a winner is known go to both; then the
+        winner's own.
+        Scheduler: none; signals arrive on the winning source's thread.
+        """
         return Flowable.amb(self, other)
 
     def parallel(self, rails: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
@@ -1345,6 +1544,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: the source is prefetched with ``prefetch``; elements go round-robin to
         rails with demand.
+        Scheduler: none for ``parallel`` itself (the source is consumed on its own thread);
+        ``run_on(scheduler)`` moves each rail's stages to a worker of that scheduler; ``sequential()``
+        merges the rails as they signal.
         """
         return _i_parallel(self, rails, prefetch)
 
@@ -1365,6 +1567,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
             Flowable.range(1, 4).reduce(lambda a, b: a + b).test().assert_result(10)
             Flowable.empty().reduce(lambda a, b: a + b, seed=0).test().assert_result(0)
+
+        Backpressure: consumes the upstream unbounded; the one result waits for a request.
+        Scheduler: none; ``reducer`` runs on the upstream's thread; the result goes out on the thread of
+        the upstream's completion, or on the requesting thread if the request comes later.
         """
         return _i_reduce(self, reducer, seed)
 
@@ -1374,6 +1580,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 2).collect(set, set.add).test().assert_result({1, 2})
+
+        Backpressure: consumes the upstream unbounded; the one result waits for a request.
+        Scheduler: none; ``supplier`` runs on the subscribing thread, ``accumulator`` on the upstream's
+        thread; the result goes out on the thread of the upstream's completion, or on the requesting
+        thread if the request comes later.
         """
         return _i_collect(self, supplier, accumulator)
 
@@ -1383,6 +1594,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 2).to_list().test().assert_result([1, 2])
+
+        Backpressure: consumes the upstream unbounded; the one result waits for a request.
+        Scheduler: none; the result goes out on the thread of the upstream's completion, or on the
+        requesting thread if the request comes later.
         """
         return _i_to_list(self)
 
@@ -1398,6 +1613,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just("a", "bb").to_dict(len).test().assert_result({1: "a", 2: "bb"})
+
+        Backpressure: consumes the upstream unbounded; the one result waits for a request.
+        Scheduler: none; the result goes out on the thread of the upstream's completion, or on the
+        requesting thread if the request comes later.
         """
         return _i_to_dict(self, key_fn, value_fn)
 
@@ -1407,6 +1626,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 5).count().test().assert_result(5)
+
+        Backpressure: consumes the upstream unbounded; the one result waits for a request.
+        Scheduler: none; the result goes out on the thread of the upstream's completion, or on the
+        requesting thread if the request comes later.
         """
         return _i_count(self)
 
@@ -1416,6 +1639,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(2, 4).all(lambda x: x % 2 == 0).test().assert_result(True)
+
+        Backpressure: consumes the upstream unbounded and cancels it at the first element that fails
+        ``predicate``; the result waits for a request.
+        Scheduler: none; the result goes out on the upstream's thread (that of the deciding element, or
+        of the completion), or on the requesting thread if the request comes later.
         """
         return _i_all_(self, predicate)
 
@@ -1425,6 +1653,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 2).any(lambda x: x > 1).test().assert_result(True)
+
+        Backpressure: consumes the upstream unbounded and cancels it at the first element that satisfies
+        ``predicate``; the result waits for a request.
+        Scheduler: none; the result goes out on the upstream's thread (that of the deciding element, or
+        of the completion), or on the requesting thread if the request comes later.
         """
         return _i_any_(self, predicate)
 
@@ -1434,6 +1667,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 2).contains(2).test().assert_result(True)
+
+        Backpressure: consumes the upstream unbounded and cancels it at the first equal element; the
+        result waits for a request.
+        Scheduler: none; the result goes out on the upstream's thread (that of the deciding element, or
+        of the completion), or on the requesting thread if the request comes later.
         """
         return _i_contains(self, item)
 
@@ -1448,11 +1686,22 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.error(ValueError()).on_error_return(lambda e: -1).test().assert_result(-1)
 
         Backpressure: the fallback value waits for demand.
+        Scheduler: none; ``fn`` runs on the thread of the error; the value goes out there, or on the
+        requesting thread if the request comes later.
         """
         return _i_on_error_return(self, fn)
 
     def on_error_return_item(self, item: T) -> Flowable[T]:
-        """On error, emit ``item`` and complete. A ``None`` item is refused at assembly (rule 2.13)."""
+        """On error, emit ``item`` and complete. A ``None`` item is refused at assembly (rule 2.13).
+
+        Example::
+
+            Flowable.error(ValueError()).on_error_return_item(0).test().assert_result(0)
+
+        Backpressure: the item waits for a request (as :meth:`on_error_return`).
+        Scheduler: none; the item goes out on the thread of the error, or on the requesting thread if
+        the request comes later.
+        """
         if item is None:
             raise NoneElementError(
                 "on_error_return_item(): the item is None; None is not a valid element (rule 2.13)"
@@ -1469,11 +1718,21 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.error(ValueError()).on_error_resume_next(Flowable.just(1)).test().assert_result(1)
 
         Backpressure: unfulfilled demand carries over to the fallback.
+        Scheduler: none; the fallback is subscribed on the thread of the error and signals on its own
+        threads.
         """
         return _i_on_error_resume_next(self, fallback)
 
     def on_error_complete(self, predicate: Callable[[BaseException], object] | None = None) -> Flowable[T]:
-        """On error (matching ``predicate`` if given), complete instead."""
+        """On error (matching ``predicate`` if given), complete instead.
+
+        Example::
+
+            Flowable.concat(Flowable.just(1), Flowable.error(ValueError())).on_error_complete().test().assert_result(1)
+
+        Backpressure: passes requests through.
+        Scheduler: none; the completion goes out on the thread that signalled the error.
+        """
         return _i_on_error_complete(self, predicate)
 
     def retry(
@@ -1491,6 +1750,8 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
 
         Backpressure: unfulfilled demand carries over. Resubscription is trampolined: a million
         retries never hit the recursion limit.
+        Scheduler: none; resubscribes on the thread where the error arrived (trampolined); a policy's
+        delays run on its scheduler (see :meth:`retry_policy`).
         """
         if times is not None and not isinstance(times, int):
             from ..retry import RetrySpec
@@ -1509,6 +1770,7 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
             Flowable.just(1).repeat(3).test().assert_result(1, 1, 1)
 
         Backpressure: unfulfilled demand carries over. Trampolined, as ``retry``.
+        Scheduler: none; resubscribes on the thread where the source completed (trampolined).
         """
         return _i_repeat(self, times)
 
@@ -1518,19 +1780,47 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1).do_on_next(print).test().assert_result(1)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the upstream's thread, before the element goes on.
         """
         return _i_do_on_next(self, fn)
 
     def do_on_error(self, fn: Callable[[BaseException], Any]) -> Flowable[T]:
-        """Call ``fn(error)`` before passing the error on."""
+        """Call ``fn(error)`` before passing the error on.
+
+        Example::
+
+            Flowable.error(ValueError("x")).do_on_error(print).test().assert_error(ValueError)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread that signals the error.
+        """
         return _i_do_on_error(self, fn)
 
     def do_on_complete(self, fn: Callable[[], Any]) -> Flowable[T]:
-        """Call ``fn()`` before passing completion on."""
+        """Call ``fn()`` before passing completion on.
+
+        Example::
+
+            Flowable.just(1).do_on_complete(lambda: print("done")).test().assert_result(1)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread that signals the completion.
+        """
         return _i_do_on_complete(self, fn)
 
     def do_on_subscribe(self, fn: Callable[[Subscription], Any]) -> Flowable[T]:
-        """Call ``fn(subscription)`` when the upstream subscription arrives."""
+        """Call ``fn(subscription)`` when the upstream subscription arrives.
+
+        Example::
+
+            Flowable.just(1).do_on_subscribe(lambda s: print("subscribed")).test().assert_result(1)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread where the upstream signals ``on_subscribe`` (the
+        subscribing thread, unless ``subscribe_on`` moved it).
+        """
         return _i_do_on_subscribe(self, fn)
 
     def do_on_request(self, fn: Callable[[int], Any]) -> Flowable[T]:
@@ -1539,11 +1829,22 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 3).do_on_request(print).test(2)   # prints 2
+
+        Backpressure: passes every request through unchanged (after calling ``fn``).
+        Scheduler: none; ``fn`` runs on the thread that calls ``request``.
         """
         return _i_do_on_request(self, fn)
 
     def do_on_cancel(self, fn: Callable[[], Any]) -> Flowable[T]:
-        """Call ``fn()`` when the downstream cancels."""
+        """Call ``fn()`` when the downstream cancels.
+
+        Example::
+
+            Flowable.range(0, 10).do_on_cancel(lambda: print("cancelled")).take(2).test().assert_result(0, 1)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread that cancels.
+        """
         return _i_do_on_cancel(self, fn)
 
     def do_finally(self, fn: Callable[[], Any]) -> Flowable[T]:
@@ -1552,6 +1853,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1).do_finally(lambda: print("done")).test()
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread that terminates the stream or cancels it, whichever
+        comes first.
         """
         return _i_do_finally(self, fn)
 
@@ -1562,6 +1867,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1).do_on_terminate(lambda: print("ending")).test().assert_result(1)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread that delivers the terminal signal, just before it.
         """
         return _i_do_on_terminate(self, fn)
 
@@ -1572,6 +1880,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1).do_after_terminate(lambda: print("ended")).test().assert_result(1)
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread that delivered the terminal signal.
         """
         return _i_do_after_terminate(self, fn)
 
@@ -1587,6 +1898,9 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 2).do_on_each(on_next=print, on_complete=lambda: print("done")).test()
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; each callback runs on the thread that delivers its signal.
         """
         return _i_do_on_each(self, on_next, on_error, on_complete)
 
@@ -1611,20 +1925,39 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         (``on_dropped`` is called with the dropped element).
         Errors: signalled at once, discarding what is buffered (RxJava's default); with
         ``delay_error=True`` they wait until the buffered elements have been delivered.
+        Scheduler: none; elements go out on the upstream's thread while there is demand, and otherwise
+        later, on the thread that requests them. ``on_dropped`` runs on the upstream's thread.
         """
         return _i_on_backpressure_buffer(self, capacity, on_overflow, on_dropped, delay_error)
 
     def on_backpressure_drop(self, on_drop: Callable[[T], Any] | None = None) -> Flowable[T]:
         """Drop elements that arrive without downstream demand (``on_drop`` sees each one).
 
+        Example::
+
+            dropped = []
+            tp = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).on_backpressure_drop(dropped.append).test(1)
+            tp.next(1, 2, 3); sub.assert_values(1); assert dropped == [2, 3]
+
         Backpressure: requests unbounded from upstream.
+        Scheduler: none; ``on_drop`` runs, and elements go out, on the upstream's thread.
         """
         return _i_on_backpressure_drop(self, on_drop)
 
     def on_backpressure_latest(self) -> Flowable[T]:
         """Keep only the latest element that arrived without demand; emit it when requested.
 
+        Example::
+
+            tp = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).on_backpressure_latest().test(1)
+            tp.next(1, 2, 3); sub.assert_values(1)
+            sub.request(1); sub.assert_values(1, 3)     # 2 was replaced by 3
+
         Backpressure: requests unbounded from upstream.
+        Scheduler: none; elements go out on the upstream's thread while there is demand, and otherwise
+        later, on the thread that requests them.
         """
         return _i_on_backpressure_latest(self)
 
@@ -1634,6 +1967,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             source.rebatch_requests(128)   # upstream sees request(128), then request(96), ...
+
+        Backpressure: asks the upstream for ``n``, then ``n - n // 4`` each time that many were emitted,
+        whatever the downstream requests; elements wait in a queue of at most ``n`` for downstream
+        demand.
+        Scheduler: none; elements go out on the upstream's thread while there is demand, and otherwise
+        later, on the thread that requests them.
         """
         return _i_rebatch_requests(self, n)
 
@@ -1763,6 +2102,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
                 print(x)
             for line in lines.blocking_iterable(timeout=5.0):   # TimeoutError after 5 s idle
                 print(line)
+
+        Backpressure: requests ``prefetch`` up front, then ``prefetch - prefetch // 4`` each time that
+        many were consumed: at most ``prefetch`` elements wait in memory.
+        Scheduler: ``next()`` blocks the iterating thread; the upstream runs on its own threads (a
+        synchronous one on the iterating thread, inside ``next()``).
         """
         return _i_blocking_iterable(self, prefetch, timeout)
 
@@ -1776,6 +2120,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(3, 5).blocking_first()   # 3
+
+        Backpressure: requests unbounded and cancels the upstream at the first element (a fused
+        synchronous chain is pulled directly: only the first element is computed).
+        Scheduler: none of its own: it blocks the calling thread; a synchronous upstream runs on that
+        thread, an asynchronous one on its own threads (``timeout`` bounds the wait for them).
         """
         return _i_blocking_first(self, default, timeout)
 
@@ -1785,6 +2134,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(3, 5).blocking_last()   # 7
+
+        Backpressure: consumes the upstream unbounded.
+        Scheduler: none of its own: it blocks the calling thread; a synchronous upstream runs on that
+        thread, an asynchronous one on its own threads (``timeout`` bounds the wait for them).
         """
         return _i_blocking_last(self, default, timeout)
 
@@ -1796,6 +2149,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(7).blocking_single()   # 7
+
+        Backpressure: asks the upstream for at most two elements (``take(2)``): the second one proves
+        there is more than one.
+        Scheduler: none of its own: it blocks the calling thread; a synchronous upstream runs on that
+        thread, an asynchronous one on its own threads (``timeout`` bounds the wait for them).
         """
         return _i_blocking_single(self, default, timeout)
 
@@ -1807,6 +2165,12 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 3).blocking_for_each(print)
+
+        Backpressure: requests ``prefetch`` up front, then ``prefetch - prefetch // 4`` each time that
+        many were consumed: at most ``prefetch`` elements wait in memory, and a slow ``fn`` slows the
+        upstream.
+        Scheduler: ``fn`` runs on the calling thread, which blocks until the stream ends; the upstream
+        runs on its own threads (a synchronous one on the calling thread).
         """
         _i_blocking_for_each(self, fn, prefetch)
 
@@ -1824,6 +2188,11 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.range(0, 3).blocking_subscribe(print)
+
+        Backpressure: requests 128 up front, then 96 each time that many were consumed: a slow
+        ``on_next`` slows the upstream.
+        Scheduler: the callbacks run on the calling thread, which blocks until the stream ends; the
+        upstream runs on its own threads (a synchronous one on the calling thread).
         """
         _i_blocking_subscribe(self, on_next, on_error, on_complete)
 
@@ -1834,6 +2203,10 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Example::
 
             Flowable.just(1, 2).to_future().result()   # 2
+
+        Backpressure: requests unbounded; the future holds the last element.
+        Scheduler: none; the future is completed on the thread of the upstream's last signal;
+        ``result()`` blocks the thread that calls it.
         """
         return _i_to_future(self)
 
