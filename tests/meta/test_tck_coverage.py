@@ -17,6 +17,7 @@ from rstreams import Flowable  # noqa: E402
 CONSUMERS = {
     "subscribe", "test", "pipe", "to", "blocking_iterable", "blocking_first", "blocking_last",
     "blocking_subscribe", "blocking_single", "blocking_for_each", "to_future", "to_async_iterator",
+    "send", "throw", "close",  # the coroutine protocol (asyncio.create_task(flowable) drives it)
 }
 
 
