@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import collections.abc
 import concurrent.futures
+import math
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
@@ -220,6 +221,9 @@ def test_map_async_of_a_sync_function_fails_at_the_first_element_with_a_clear_er
     ts: TestSubscriber[int] = Flowable.just(1, 2, 3).map_async(double).test()  # type: ignore[arg-type]
     ts.await_done(2).assert_failure(TypeError, match=r"double returned int, not an awaitable.*use map\(\)")
     ts.assert_no_violations()
+    # an extension function may return an awaitable, so it is not refused at assembly: at its first element
+    ts3: TestSubscriber[float] = Flowable.just(4.0).map_async(math.sqrt).test()  # type: ignore[arg-type]
+    ts3.await_done(2).assert_failure(TypeError, match="sqrt returned float, not an awaitable").assert_no_violations()
     ts2: TestSubscriber[int] = Flowable.just(1).do_on_next_async(lambda x: x).test()  # type: ignore[arg-type, return-value]
     ts2.await_done(2).assert_failure(TypeError, match="not an awaitable").assert_no_violations()
 

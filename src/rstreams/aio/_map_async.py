@@ -94,7 +94,15 @@ def require_async_function(op: str, fn: object) -> None:
             "not an awaitable; use flat_map_async to emit what it yields"
         )
     sync = isinstance(f, type) and not hasattr(f, "__await__")  # a class whose instances are not awaitable
-    sync = sync or isinstance(f, types.BuiltinFunctionType | types.BuiltinMethodType | types.MethodDescriptorType)
+    if isinstance(f, types.BuiltinFunctionType | types.MethodDescriptorType):
+        # len, print, str.upper: Python's own builtins never return awaitables (a C or Cython
+        # extension's may, so only the builtins module and the builtin types are refused here)
+        owner = getattr(f, "__objclass__", None) or getattr(f, "__self__", None)
+        if owner is None or isinstance(owner, types.ModuleType):
+            sync = sync or getattr(f, "__module__", None) == "builtins"  # len, print (not math.sqrt)
+        else:
+            cls = owner if isinstance(owner, type) else type(owner)
+            sync = sync or cls.__module__ == "builtins"  # str.upper, "abc".upper, [].append
     code = getattr(getattr(f, "__func__", f), "__code__", None)
     if code is not None and inspect.isgeneratorfunction(f) and not code.co_flags & inspect.CO_ITERABLE_COROUTINE:
         sync = True  # a generator is not awaitable (unless made with @types.coroutine)
