@@ -245,8 +245,8 @@ def test_second_writer_of_one_name_in_another_thread_fails_fast(tmp_path: Path) 
 
 def test_two_concurrent_writers_of_two_names_land_the_exact_union(tmp_path: Path) -> None:
     n = 20_000
-    a = land_process(tmp_path, "a", 0, n, 250)
-    b = land_process(tmp_path, "b", n, n, 250)
+    a = land_process(tmp_path, "a", 0, n, 500)
+    b = land_process(tmp_path, "b", n, n, 500)
     for p in (a, b):
         code, out, err = finish(p, 120)
         assert code == 0, err[-2000:]

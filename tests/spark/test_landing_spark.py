@@ -75,7 +75,7 @@ def land_process(path: Path, name: str, n: int, batch: int, **env: str) -> subpr
 
 # -- 4. readers see whole batches only ------------------------------------------------------------------
 def test_concurrent_spark_reader_only_ever_sees_whole_committed_batches(spark: Any, tmp_path: Path) -> None:
-    batch, n = 100, 500
+    batch, n = 100, 400
     fut = to_spark(ids(0, n), path=str(tmp_path), name="reader", batch_rows=batch, spark=spark, progress=False,
                    block=False)
     seen: list[int] = []
