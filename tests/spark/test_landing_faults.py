@@ -559,3 +559,53 @@ def test_a_landing_releases_its_lease_before_its_result_arrives(tmp_path: Path, 
         land(Flowable.concat(ids(100, 100), Flowable.error(Boom())), tmp_path, name="more", batch_rows=50)
     assert land(ids(100, 100), tmp_path, name="more", batch_rows=50).skipped_rows == 100
     assert_exactly(tmp_path, range(200))
+
+
+# -- leftovers of killed writers, schemas of batches that never landed, lossy temporal values ------
+def test_temp_files_left_by_a_killed_writer_are_removed_by_the_next_start(tmp_path: Path) -> None:
+    to_spark(ids(0, 30), path=str(tmp_path), name="a", batch_rows=10, engine="pyarrow", progress=False)
+    # what a writer killed inside write_atomic leaves: temp files in the Spark log (written under
+    # the path lock) and in the landing's commit log (written under its lease)
+    meta_tmp = tmp_path / "_spark_metadata" / ".3.deadbeef.tmp"
+    commit_tmp = tmp_path / "_rstreams" / "landings" / "a" / "commits" / ".00000003.json.deadbeef.tmp"
+    meta_tmp.write_text("v1\n{")
+    commit_tmp.write_text("{")
+    r = to_spark(ids(0, 30), path=str(tmp_path), name="a", batch_rows=10, engine="pyarrow", progress=False)
+    assert r.already_complete and r.rows == 0
+    assert not meta_tmp.exists() and not commit_tmp.exists()
+    assert_exactly(tmp_path, range(30))
+    assert_nothing_half_written(tmp_path)
+
+
+def test_a_first_batch_that_fails_to_write_does_not_fix_the_paths_schema(tmp_path: Path) -> None:
+    def fail(batch_id: int) -> None:
+        raise OSError(errno.EIO, "disk gone")
+
+    s = SparkSink(
+        spark=None, path=str(tmp_path), table=None, format="parquet", mode="append", batch_rows=10,
+        max_batch_seconds=None, schema=None, policy=WritePolicy(1, 0.0), progress=None, write_hook=fail,
+        engine="pyarrow",
+    )
+    Flowable.range(0, 5).map(lambda i: {"v": i}).subscribe(s)
+    with pytest.raises(SinkWriteError, match="failed at the write step"):
+        s.result(30)
+    assert path_schema(str(tmp_path)) is None
+    # so a later landing of another type into the still empty path is accepted
+    r = to_spark(Flowable.just({"v": "three"}), path=str(tmp_path), engine="pyarrow", progress=False)
+    assert r.rows == 1 and visible(tmp_path, "v") == ["three"]
+
+
+def test_datetimes_that_the_schema_cannot_hold_whole_are_refused_not_truncated(tmp_path: Path) -> None:
+    import datetime as dt
+
+    schema = pa.schema([("t", pa.timestamp("s")), ("d", pa.date32())])
+    ok = {"t": dt.datetime(2026, 1, 1, 1, 2, 3), "d": dt.date(2026, 1, 2)}
+    r = to_spark(Flowable.just(ok), path=str(tmp_path), schema=schema, engine="pyarrow", progress=False)
+    assert r.rows == 1
+    for bad, column in (
+        ({"t": dt.datetime(2026, 1, 1, 1, 2, 3, 500_000), "d": None}, "t"),  # sub-second into timestamp[s]
+        ({"t": None, "d": dt.datetime(2026, 1, 1, 13, 0)}, "d"),  # a time of day into date32
+    ):
+        with pytest.raises(SchemaMismatchError, match=rf"column '{column}': row 0 .* without losing part of it"):
+            to_spark(Flowable.just(bad), path=str(tmp_path), engine="pyarrow", progress=False)
+    assert pq.read_table(listed_files(tmp_path)[0]).to_pylist() == [ok]

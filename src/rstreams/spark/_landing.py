@@ -202,6 +202,30 @@ def write_atomic(path: str, data: bytes, *, exclusive: bool = False) -> bool:
             os.remove(tmp)
 
 
+def remove_temp_files(directory: str, *, prefix: str = ".", older_than: float = 0.0) -> None:
+    """Remove what :func:`write_atomic` (``.<name>.<id>.tmp``) or a log switch (``metadata-new-*``)
+    left behind when its writer was killed. Call it where no live writer can be using them (under
+    the lock that guards their writes), or with ``older_than`` seconds."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return
+    now = time.time()
+    for name in names:
+        if not name.startswith(prefix) or (prefix == "." and not name.endswith(".tmp")):
+            continue
+        p = os.path.join(directory, name)
+        try:
+            if older_than and now - os.stat(p).st_mtime < older_than:
+                continue
+            if os.path.isdir(p):
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                os.remove(p)
+        except FileNotFoundError:
+            pass
+
+
 def _fsync_dir(path: str) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)

@@ -160,6 +160,13 @@ def _column(name: str, values: list[Any], type_: Any, first_row: int) -> Any:
         exact = _integer_column(name, values, type_, first_row)
         if exact is not None:
             return exact
+    if type_ is not None and pa.types.is_temporal(type_):
+        # pyarrow's typed conversion drops what the type cannot hold (sub-seconds into
+        # timestamp[s], the time of day into date32): convert with the values' own type, then
+        # cast safely and check what a safe cast lets through
+        exact = _temporal_column(name, values, type_, first_row)
+        if exact is not None:
+            return exact
     try:
         return pa.array(values, type=type_, from_pandas=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError) as e:
@@ -208,6 +215,47 @@ def _integer_column(name: str, values: list[Any], type_: Any, first_row: int) ->
                 "without changing its value"
             )
     return None  # no fraction: the typed conversion reports a value out of range
+
+
+def _temporal_column(name: str, values: list[Any], type_: Any, first_row: int) -> Any:
+    """``values`` as an array of the temporal ``type_`` without losing a part of a value, or None
+    when their own type is not temporal (the typed conversion then accepts or refuses them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        inferred = pa.array(values, from_pandas=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
+    if not pa.types.is_temporal(inferred.type) or inferred.type.equals(type_):
+        return inferred if inferred.type.equals(type_) else None
+    try:
+        out = inferred.cast(type_, safe=True)
+        if pa.types.is_timestamp(inferred.type) and pa.types.is_date(type_):
+            back = out.cast(inferred.type)  # the time of day a date cannot hold
+            lost = pc.invert(pc.fill_null(pc.equal(back, inferred), True))
+        else:
+            lost = None
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+        lost, err = None, e
+    else:
+        err = None
+        if lost is None or not pc.any(lost).as_py():
+            return out
+    bad = 0
+    if lost is not None:
+        bad = int(pc.index(lost, True).as_py())
+    else:
+        for i, v in enumerate(values):
+            try:
+                pa.array([v]).cast(type_, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                bad = i
+                break
+    raise SchemaProblem(
+        f"column {name!r}: row {first_row + bad} has {values[bad]!r}, which {type_} cannot hold without "
+        f"losing part of it" + (f" ({err})" if err is not None else "")
+    )
 
 
 def rows_to_table(rows: list[Any], schema: Any, merge: bool, first_row: int) -> Any:

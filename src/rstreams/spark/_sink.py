@@ -53,11 +53,12 @@ from ._landing import (
     SparkFileLog,
     fault_point,
     recover_dead_landings,
+    remove_temp_files,
     row_digest,
     sink_file_status,
 )
 from ._progress import Progress
-from ._schema import SchemaProblem, SchemaStore, conform, rows_to_table
+from ._schema import SchemaProblem, SchemaStore, _fields, conform, rows_to_table
 
 __all__ = [
     "to_spark",
@@ -392,6 +393,9 @@ class SparkSink:
         landing = Landing(root, self._name)
         self._landing = landing
         landing.acquire(self._mode)
+        remove_temp_files(landing.commits)  # written under the lease we hold: a dead writer's
+        remove_temp_files(landing.dir)
+        remove_temp_files(os.path.join(root, "_rstreams", "schema"), older_than=600.0)  # no lock: only old ones
         self._log = SparkFileLog(root)
         self._path_lock = PathLock(root)
         self._schemas = SchemaStore(root)
@@ -399,6 +403,9 @@ class SparkSink:
             with self._path_lock.held():
                 if not self._log.exists():
                     self._log.create(self._adopt_existing_files())
+                # log temp files are written under this lock: any still there is a dead writer's
+                remove_temp_files(self._log.dir)
+                remove_temp_files(os.path.join(root, "_rstreams"), prefix="metadata-new-")
             recover_dead_landings(root, self._name, self._log, self._path_lock)
         entries = landing.roll(self._log, self._path_lock) if self._path is not None else landing.entries()
         end = max((int(e["end_row"]) for e in entries), default=0)
@@ -701,7 +708,7 @@ class SparkSink:
         committed = start_row
         self._inflight = (batch_id, start_row, end_row)
         t0 = time.monotonic()
-        table = self._attempt("convert", batch_id, start_row, end_row, lambda: self._to_arrow(batch, start_row), committed)
+        table, schema = self._attempt("convert", batch_id, start_row, end_row, lambda: self._convert(batch, start_row), committed)
         rows = table.num_rows
         if batch.raw_rows:
             raw_bytes = max(0, table.nbytes - batch.arrow_bytes)
@@ -718,6 +725,10 @@ class SparkSink:
         assert landing is not None and self._log is not None and self._path_lock is not None
         if self._failed is not None:
             raise self._failed
+        if not (self._schema_stored and schema.equals(self._schema)):
+            # the batch's schema becomes the path's with its commit (not before: a batch that fails
+            # to write must not fix the schema of a path it never landed in)
+            self._attempt("commit", batch_id, start_row, end_row, lambda: self._register_schema(schema), committed)
         fault_point("commit", batch_id)
         entry = {
             "batch_id": batch_id,
@@ -765,18 +776,6 @@ class SparkSink:
             grown = int(self._batch_rows * growth)
             self._batch_rows = max(self._batch_rows, min(self._max_batch_rows, grown, self._max_bytes // per_row))
 
-    def _to_arrow(self, batch: _Rows, start_row: int) -> Any:
-        """The batch as one Arrow table with the path's schema (fixed by the first batch)."""
-        while True:
-            table, schema = self._convert(batch, start_row)
-            if self._schema_stored and schema.equals(self._schema):
-                return table
-            try:
-                self._register_schema(schema)
-                return table
-            except _SchemaChanged:
-                continue  # another landing fixed the path's schema first: convert to that one
-
     def _convert(self, batch: _Rows, start_row: int) -> tuple[Any, Any]:
         import pyarrow as pa
 
@@ -809,8 +808,9 @@ class SparkSink:
         return (tables[0] if len(tables) == 1 else pa.concat_tables(tables)), schema
 
     def _register_schema(self, schema: Any) -> None:
-        """The path's schema becomes ``schema`` (the first batch's, or grown by merge_schema). If
-        another writer registered a version first, this one adopts it and raises _SchemaChanged."""
+        """The path's schema becomes ``schema`` (the first batch's, or grown by merge_schema). A
+        writer that registered another version first wins: this batch, written with the old one,
+        is refused (its re-run converts to the new one)."""
         assert self._schemas is not None
         if self._schemas.register(self._schema_version + 1, schema):
             self._schema_version += 1
@@ -819,9 +819,15 @@ class SparkSink:
             return
         current = self._schemas.current()
         assert current is not None
-        self._schema_version, self._schema = current
-        self._schema_stored = True
-        raise _SchemaChanged(self._schema)
+        self._schema_version, theirs = current
+        if theirs.equals(schema):
+            self._schema, self._schema_stored = theirs, True
+            return
+        self._schema, self._schema_stored = theirs, True
+        raise SchemaProblem(
+            f"another landing into this path fixed its schema first, as ({_fields(theirs)}); this batch has "
+            f"({_fields(schema)}) and was not committed: re-run to land it with the path's schema"
+        )
 
     def _write(self, table: Any, batch_id: int, start_row: int) -> list[str]:
         landing = self._landing
@@ -1055,14 +1061,6 @@ class SparkSink:
         if up is not None:
             up.cancel()
         self._finish_after_writes(None)
-
-
-class _SchemaChanged(SchemaProblem):
-    """Another landing fixed the path's schema first: the batch is converted again to that one."""
-
-    def __init__(self, schema: Any) -> None:
-        super().__init__("the path's schema was set by another landing meanwhile")
-        self.schema = schema
 
 
 class _TooLarge(SchemaProblem):
