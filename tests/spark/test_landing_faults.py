@@ -1,4 +1,4 @@
-"""Issue 15, proved with the pyarrow engine (no JVM): the landing's identity, one writer per name,
+"""The exactly-once landing of to_spark, proved with the pyarrow engine (no JVM): the landing's identity, one writer per name,
 one schema per path and the error contract, under interruptions, re-runs, concurrent writers,
 killed processes, a full disk and a read-only path.
 

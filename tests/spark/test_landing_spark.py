@@ -1,4 +1,4 @@
-"""Issue 15, proved with Spark's own readers and the Spark engine (the shared ``spark`` session):
+"""The exactly-once landing of to_spark, proved with Spark's own readers and the Spark engine (the shared ``spark`` session):
 a reader never sees part of a batch (during a landing, between two renames of one batch, after a
 crash before the batch's ``_spark_metadata`` entry), Spark's log compaction, drifted schemas that
 stay readable, a row too large for the driver JVM, a killed driver JVM, and SIGKILLs at random
