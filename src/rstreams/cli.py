@@ -1,6 +1,7 @@
 """The ``rstreams`` command.
 
-* ``rstreams demo [--rows N] [--input FILE] [--master URL] [--out DIR] [--quiet]``: the main job.
+* ``rstreams demo [--rows N | --input PATH] [--master URL] [--pipeline executors|driver] [--streaming]
+  [--batch-rows N] [--out DIR] [--quiet]``: the main job, on Spark.
 * ``rstreams tck MODULE:FACTORY --kind publisher|whitebox|blackbox|processor``: run the TCK.
 """
 
@@ -10,7 +11,7 @@ import sys
 
 USAGE = (
     "usage: rstreams {demo,tck} ...\n\n"
-    "  demo   run the main job: a backpressured pipeline landed through embedded Spark\n"
+    "  demo   run the main job on Spark: the same pipeline per partition on the executors\n"
     "         (rstreams demo --help for its options)\n"
     "  tck    verify a Publisher/Subscriber/Processor with the Reactive Streams TCK\n"
 )

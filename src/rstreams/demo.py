@@ -1,82 +1,122 @@
-"""``rstreams demo``: the main job, end to end, with backpressure at every step.
+"""``rstreams demo``: the main job, run where Spark runs it, with backpressure where it matters.
 
-    fast producer (synthetic events, or --input CSV / JSON lines / Parquet)
-      -> parse and validate (bad records go to a dead-letter file, with the reason)
-      -> enrich with bounded-concurrency async lookups (map_async over batches)
-      -> tumbling event-time windows, aggregated per (window, country, kind)
-      -> landed as Parquet through embedded Spark, in committed micro-batches (to_spark)
-      -> read back with from_dataframe
-      -> a summary: records in, landed, dead-lettered, rows/s, peak driver memory.
+Batch mode (the default), ``--pipeline executors`` (the default)::
 
-Nothing in the chain holds more than a bounded number of records: the producer runs only as fast
-as Spark commits.
+    driver (this process)                     executors (Spark tasks and their Python workers)
+    ----------------------------------------  ---------------------------------------------------
+    plans the jobs, shows progress, checks    read the input: spark.range -> synthetic events made
+    the counts, prints the summary              in each task, or Spark's CSV / text / Parquet reader
+                                              pipeline(records) on every partition (run_on_spark,
+                                                mapInArrow): parse, validate, enrich with async
+                                                lookups (at most 8 in flight per task); Spark's pull
+                                                is the demand, so a task holds ~16k records at most
+                                              the watermark (input order) and late records
+                                              Spark's groupBy(window(...)) -> windows/ (Parquet)
+                                              bad and late records -> dead_letters/ (JSON lines)
 
-``--out DIR`` receives ``aggregates/`` (Parquet) and ``dead_letter.jsonl`` (``{"reason", "record"}``
-per line). A re-run replaces both: the job recomputes everything, so its output is never added to
-nor resumed from an interrupted earlier run; an ``aggregates/`` that is not demo output is refused.
-``--input`` is checked before Spark starts (extension, existence, the event columns); a problem is
-one line on stderr and exit status 2. Input files need not be sorted by time: an event up to
-ALLOWED_LATENESS_SECONDS behind the latest one still lands in its window; a later one is
-dead-lettered as late (each window is landed once, complete).
+``--pipeline driver`` runs the same ``pipeline`` function in this process over records read
+here, lands its output through ``to_spark`` and lets Spark do the rest: the single-process
+placement, for comparison.
+
+``--streaming``: Structured Streaming over the ``rate-micro-batch`` source (synthetic) or a file
+source (``--input`` file or directory, one file per micro-batch), for a bounded number of
+micro-batches. The events query runs the pipeline on the executors for each micro-batch
+(``run_on_spark`` over the streaming DataFrame), dead-letters bad records and those behind the
+watermark (the latest event time of the earlier micro-batches minus the allowed lateness,
+Spark's own rule) and stages the others; the windows query aggregates them with Spark's
+``withWatermark`` + ``groupBy(window(...))`` and the driver consumes its results through
+``from_stream`` (the demand of the landing paces Spark's trigger loop), landing them with
+``to_spark``. At the end of the input a final watermark closes every window, as a bounded stream
+ends.
+
+``--out DIR`` receives ``windows/`` (Parquet: window_start, country, kind, events, amount) and
+``dead_letters/`` (JSON lines ``{"reason": ..., "record": ...}``: the input record as read, or the
+parsed event for a late one). A re-run replaces the previous run's output; anything there that
+is not demo output is refused. ``--input`` is checked before Spark starts; a problem is one line
+on stderr and exit status 2. ``--master spark://host:7077`` runs it on a cluster: the executors
+need this package installed, and ``--out`` must be a path every node sees (a shared file system).
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
+import glob
 import json
 import math
 import os
-import random
 import resource
 import shutil
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from . import Flowable
+from .demo_pipeline import (
+    ALLOWED_LATENESS_SECONDS,
+    COUNTRIES,
+    EVENT_DDL,
+    EVENTS_PER_SECOND,
+    FIELDS,
+    KINDS,
+    T0,
+    WINDOW_SECONDS,
+    parse,
+    pipeline,
+    synthetic_event,
+)
 
-__all__ = ["DemoError", "main", "run"]
+__all__ = [
+    "ALLOWED_LATENESS_SECONDS",
+    "COUNTRIES",
+    "DemoError",
+    "EVENTS_PER_SECOND",
+    "KINDS",
+    "T0",
+    "WINDOW_DDL",
+    "WINDOW_SECONDS",
+    "build_parser",
+    "input_format",
+    "main",
+    "parse",
+    "pipeline",
+    "read_dead_letters",
+    "read_input",
+    "run",
+    "synthetic_events",
+]
 
-INPUT_SUFFIXES = {".csv": "csv", ".jsonl": "json", ".json": "json", ".ndjson": "json", ".parquet": "parquet"}
-#: the landed aggregates' schema (also what the read-back uses, so an empty result reads back too)
-AGGREGATE_DDL = "window_start BIGINT, country STRING, kind STRING, events BIGINT, amount DOUBLE"
-#: how far (in event-time seconds) an event may arrive behind the latest one and still be counted
-#: in its window; a later one is dead-lettered as late (windows are emitted once, complete)
-ALLOWED_LATENESS_SECONDS = 60
+INPUT_SUFFIXES: Final = {".csv": "csv", ".jsonl": "json", ".json": "json", ".ndjson": "json", ".parquet": "parquet"}
+#: the landed windows' schema
+WINDOW_DDL: Final = "window_start BIGINT, country STRING, kind STRING, events BIGINT, amount DOUBLE"
+#: the kind of the rows that mark the end of a bounded stream (never landed)
+END_OF_INPUT: Final = "__end_of_input__"
+#: what the demo keeps in ``--out``; a marker file says the directory is demo output
+_MANAGED: Final = ("windows", "dead_letters", "_events", "_stream")
+_MARKER: Final = "_rstreams_demo.json"
+_VALID_COLUMNS: Final = ("seq", "id", "ts", "user", "kind", "amount", "country")
+_FLAGGED_DDL: Final = (
+    "seq BIGINT, id BIGINT, ts DOUBLE, user BIGINT, kind STRING, amount DOUBLE, country STRING, watermark DOUBLE, late BOOLEAN"
+)
+_DEFAULT_ROWS: Final = 500_000
+_DEFAULT_STREAM_ROWS: Final = 100_000
+_DEFAULT_BATCH_ROWS: Final = 10_000
 
 
 class DemoError(ValueError):
     """The demo cannot run as asked (a bad ``--input``, ``--out`` or ``--rows``): says what was wrong."""
 
-COUNTRIES = ("DE", "FR", "US", "JP", "BR", "IN", "NG", "GB", "CA", "AU")
-KINDS = ("view", "click", "cart", "buy", "refund")
-EVENTS_PER_SECOND = 5000  # of event time, in the synthetic stream
-WINDOW_SECONDS = 10
-FIELDS = ("id", "ts", "user", "kind", "amount")  # every event has these
+
+# -- input ----------------------------------------------------------------------------------------
 
 
 def synthetic_events(n: int, seed: int = 7) -> Iterator[str]:
-    """JSON lines of events; about 1% are malformed on purpose."""
-    rng = random.Random(seed)
-    rand = rng.random
-    t0 = 1_700_000_000.0
+    """The first ``n`` synthetic events as JSON lines (what the executors make from ``spark.range``)."""
     for i in range(n):
-        roll = rand()
-        if roll < 0.004:
-            yield "{not json"
-            continue
-        ts = t0 + i / EVENTS_PER_SECOND
-        user = int(rand() * 50_000)
-        kind = KINDS[int(rand() * 5)]
-        amount = -1.0 if 0.004 <= roll < 0.007 else round(rand() * 100, 2)  # negative: invalid
-        if 0.007 <= roll < 0.010:  # missing field: invalid
-            yield f'{{"id": {i}, "ts": {ts}, "kind": "{kind}", "amount": {amount}}}'
-        else:
-            yield f'{{"id": {i}, "ts": {ts}, "user": {user}, "kind": "{kind}", "amount": {amount}}}'
+        yield synthetic_event(i, seed)
 
 
 def input_format(path: str) -> str:
@@ -100,21 +140,8 @@ def input_format(path: str) -> str:
         raise DemoError(f"--input {path!r}: not readable (permission denied)")
     if fmt != "parquet" and os.path.getsize(path) == 0:
         return fmt  # an empty text file: no records
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        try:
-            columns = list(pq.read_schema(path).names)
-        except Exception as e:  # pyarrow raises ArrowInvalid / OSError for a non-Parquet file
-            raise DemoError(f"--input {path!r}: not a readable Parquet file ({e})") from e
-    elif fmt == "csv":
-        with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
-            columns = [c.strip() for c in next(csv.reader(f), [])]
-    else:
-        with open(path, encoding="utf-8-sig", errors="replace") as f:
-            start = f.read(4096).lstrip()[:1]
-        if start == "[":
-            raise DemoError(f"--input {path!r}: a JSON array; the demo reads JSON lines (one object per line)")
+    columns = _columns(path, fmt)
+    if columns is None:
         return fmt
     missing = [c for c in FIELDS if c not in columns]
     if missing:
@@ -125,8 +152,47 @@ def input_format(path: str) -> str:
     return fmt
 
 
+def _columns(path: str, fmt: str) -> list[str] | None:
+    """The columns of a CSV header or a Parquet schema; None for JSON lines (checked per record)."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return list(pq.read_schema(path).names)
+        except Exception as e:  # pyarrow raises ArrowInvalid / OSError for a non-Parquet file
+            raise DemoError(f"--input {path!r}: not a readable Parquet file ({e})") from e
+    if fmt == "csv":
+        if os.path.getsize(path) == 0:
+            return list(FIELDS)
+        with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
+            return [c.strip() for c in next(csv.reader(f), [])]
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
+        start = f.read(4096).lstrip()[:1]
+    if start == "[":
+        raise DemoError(f"--input {path!r}: a JSON array; the demo reads JSON lines (one object per line)")
+    return None
+
+
+def _stream_input(path: str) -> tuple[str, str, list[str]]:
+    """``--input`` of the streaming mode: a file, or a directory of files of one format (one
+    micro-batch each). Returns (format, directory, the files in the order Spark will take them)."""
+    if os.path.isdir(path):
+        files = sorted(p for p in glob.glob(os.path.join(path, "*")) if os.path.isfile(p) and not os.path.basename(p).startswith((".", "_")))
+        if not files:
+            raise DemoError(f"--input {path!r}: an empty directory (the streaming mode reads the files in it)")
+        fmts = {INPUT_SUFFIXES.get(os.path.splitext(p)[1].lower()) for p in files}
+        if len(fmts) != 1 or None in fmts:
+            raise DemoError(f"--input {path!r}: the files in it must all be .csv, all JSON lines or all .parquet")
+        for p in files:
+            input_format(p)
+        return fmts.pop() or "", path, files
+    return input_format(path), os.path.dirname(os.path.abspath(path)), [path]
+
+
 def read_input(path: str) -> Iterator[Any]:
-    """Records of a CSV (dicts), JSON lines (lines) or Parquet (dicts) file, read lazily.
+    """Records of a CSV (dicts), JSON lines (lines) or Parquet (dicts) file, read lazily in this
+    process (the ``--pipeline driver`` placement); CSV and Parquet records hold the event's
+    columns only, as the executors' Spark readers give them.
 
     The file is checked eagerly (:func:`input_format`), so a bad ``--input`` fails before Spark
     starts; an error while reading later is a :class:`DemoError` saying how far it got. Undecodable
@@ -141,7 +207,7 @@ def _records(path: str, fmt: str) -> Iterator[Any]:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=10_000):
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=10_000, columns=list(FIELDS)):
                 for rec in batch.to_pylist():
                     n += 1
                     yield rec
@@ -155,209 +221,296 @@ def _records(path: str, fmt: str) -> Iterator[Any]:
             with open(path, newline="", encoding="utf-8-sig", errors="replace") as f:
                 for rec in csv.DictReader(f):
                     n += 1
-                    yield rec
+                    yield {k: (None if rec.get(k) == "" else rec.get(k)) for k in FIELDS}
     except (OSError, ValueError, csv.Error) as e:  # pyarrow's errors derive from these
         raise DemoError(f"--input {path!r}: reading failed after {n} records: {type(e).__name__}: {e}") from e
 
 
-def _as_int(v: Any) -> int:
-    if isinstance(v, bool):
-        raise ValueError(f"{v!r} is not an integer")
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float) and v.is_integer():
-        return int(v)
-    if isinstance(v, str):
-        return int(v.strip())
-    raise ValueError(f"{v!r} is not an integer")
+def _check_text_input(path: str, fmt: str) -> None:
+    """Read a CSV through Python's reader once before Spark starts: a file Python's csv module
+    cannot read is a clear error here rather than a different behaviour in Spark's reader."""
+    if fmt == "csv":
+        for _ in _records(path, fmt):
+            pass
 
 
-def _as_number(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise ValueError(f"{v!r} is not a number")
-    f = float(v)
-    if not math.isfinite(f):
-        raise ValueError(f"{v!r} is not a finite number")
-    return f
+# -- the output directory ---------------------------------------------------------------------------
 
 
-_CONVERT: dict[str, Callable[[Any], Any]] = {"id": _as_int, "ts": _as_number, "user": _as_int, "amount": _as_number}
+@dataclass(frozen=True)
+class _Paths:
+    out: str
+    windows: str
+    dead_letters: str
+    events: str  # the driver placement's landed pipeline output
+    stream: str  # the streaming mode's checkpoints and staged events
 
 
-def parse(raw: Any) -> tuple[str, Any]:
-    """Parse and validate one record: ``("ok", event)`` or ``("bad", (reason, raw))``.
-
-    ``raw`` is a JSON text line or a dict (a CSV or Parquet record). An event has an integer
-    ``id`` and ``user``, a finite ``ts`` (seconds) and non-negative ``amount``, and a ``kind``
-    from :data:`KINDS`."""
-    if isinstance(raw, str):
-        try:
-            ev = json.loads(raw)
-        except ValueError as e:
-            return "bad", (f"unparsable: {e}", raw)
-        if not isinstance(ev, dict):
-            return "bad", (f"not a JSON object but {type(ev).__name__}", raw)
-    elif isinstance(raw, dict):
-        ev = dict(raw)
-    else:
-        return "bad", (f"not a record but {type(raw).__name__}", raw)
-    for key in FIELDS:
-        if ev.get(key) is None or ev.get(key) == "":
-            return "bad", (f"missing field {key!r}", raw)
-    for key, convert in _CONVERT.items():
-        try:
-            ev[key] = convert(ev[key])
-        except (TypeError, ValueError) as e:
-            return "bad", (f"bad value for {key!r}: {e}", raw)
-    if abs(ev["ts"]) >= 1e15:
-        return "bad", (f"bad value for 'ts': {ev['ts']!r} is out of range", raw)
-    if ev["amount"] < 0:
-        return "bad", ("negative amount", raw)
-    if not isinstance(ev["kind"], str) or ev["kind"] not in KINDS:
-        return "bad", (f"unknown kind {ev['kind']!r}", raw)
-    return "ok", ev
-
-
-class DeadLetters:
-    """The dead-letter sink: bad records with their reason, as JSON lines (bounded buffer).
-
-    Each line is ``{"reason": ..., "record": ...}``; ``record`` is the input as it was: the text
-    line, or the CSV / Parquet record as an object. The file is replaced on each run."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.count = 0
-        self._buf: list[str] = []
-        self._lock = threading.Lock()  # records may arrive from the enrichment loop thread
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        open(path, "w").close()
-
-    def add(self, reason: str, raw: Any) -> None:
-        """Record one bad record and why it was rejected."""
-        line = json.dumps({"reason": reason, "record": raw}, default=str)
-        with self._lock:
-            self.count += 1
-            self._buf.append(line)
-            if len(self._buf) >= 1000:
-                self._flush()
-
-    def _flush(self) -> None:
-        with open(self.path, "a") as f:
-            f.write("\n".join(self._buf) + "\n")
-        self._buf = []
-
-    def close(self) -> None:
-        """Write out what is buffered."""
-        with self._lock:
-            if self._buf:
-                self._flush()
-
-
-async def lookup_countries(users: list[int]) -> list[str]:
-    """Stands for an async lookup service: one round trip per batch of users."""
-    await asyncio.sleep(0.0005)
-    return [COUNTRIES[u % len(COUNTRIES)] for u in users]
-
-
-async def enrich(batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Add each event's ``country`` (one async lookup per batch)."""
-    countries = await lookup_countries([e["user"] for e in batch])
-    for e, c in zip(batch, countries, strict=True):
-        e["country"] = c
-    return batch
-
-
-def window_aggregates(
-    events: Flowable[dict[str, Any]], on_late: Callable[[dict[str, Any], float], None] | None = None
-) -> Flowable[dict[str, Any]]:
-    """Tumbling event-time windows of WINDOW_SECONDS, aggregated per (window, country, kind).
-
-    Events may arrive out of order (input files need not be sorted): a window stays open until
-    the latest event time seen is ALLOWED_LATENESS_SECONDS past its end, then it is emitted once,
-    complete, so each (window, country, kind) is one row. An event for an already emitted window
-    goes to ``on_late(event, latest_ts)`` (an error when there is no ``on_late``). At most a few
-    windows are held at a time."""
-
-    def per_subscription() -> Flowable[dict[str, Any]]:
-        windows: dict[int, dict[tuple[str, str], list[float]]] = {}
-        state: dict[str, Any] = {"max_ts": -math.inf, "closed": None}  # windows < closed are out
-
-        def rows(window: int, agg: dict[tuple[str, str], list[float]]) -> list[dict[str, Any]]:
-            return [
-                {"window_start": window * WINDOW_SECONDS, "country": c, "kind": k, "events": int(v[0]), "amount": round(v[1], 2)}
-                for (c, k), v in sorted(agg.items())
-            ]
-
-        def step(ev: dict[str, Any]) -> list[dict[str, Any]]:
-            ts = ev["ts"]
-            w = int(ts // WINDOW_SECONDS)
-            closed = state["closed"]
-            if closed is not None and w < closed:
-                if on_late is None:
-                    raise ValueError(f"late event: window {w * WINDOW_SECONDS} was already emitted: {ev!r}")
-                on_late(ev, state["max_ts"])
-                return []
-            acc = windows.setdefault(w, {}).setdefault((ev["country"], ev["kind"]), [0, 0.0])
-            acc[0] += 1
-            acc[1] += ev["amount"]
-            if ts <= state["max_ts"]:
-                return []
-            state["max_ts"] = ts
-            limit = math.floor((ts - ALLOWED_LATENESS_SECONDS) / WINDOW_SECONDS)
-            if closed is not None and limit <= closed:
-                return []
-            state["closed"] = limit
-            out: list[dict[str, Any]] = []
-            for k in sorted(k for k in windows if k < limit):
-                out.extend(rows(k, windows.pop(k)))
-            return out
-
-        def flush() -> Flowable[dict[str, Any]]:
-            out: list[dict[str, Any]] = []
-            for k in sorted(windows):
-                out.extend(rows(k, windows.pop(k)))
-            return Flowable.from_iterable(out)
-
-        return events.flat_map_iterable(step).concat_with(Flowable.defer(flush))
-
-    return Flowable.defer(per_subscription)
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
-def _prepare_out(out: str) -> str:
-    """Make ``out`` ready for a run and return the aggregates path in it.
-
-    A re-run replaces the previous run's output (aggregates and dead letters) rather than adding
-    to it, and this also discards what an interrupted earlier run left (the demo recomputes
-    everything; it does not resume). Anything in ``<out>/aggregates`` that is not an earlier demo
-    run's output is left alone: that is an error."""
+def _prepare_out(out: str) -> _Paths:
+    """Make ``out`` ready for a run: the previous run's output is replaced (the demo recomputes
+    everything; it never resumes nor adds to an earlier run). An output directory holding any
+    of the demo's names without the demo's marker file is left alone: that is an error."""
     if os.path.exists(out) and not os.path.isdir(out):
         raise DemoError(f"--out {out!r}: exists and is not a directory")
-    agg_path = os.path.join(out, "aggregates")
-    dead_path = os.path.join(out, "dead_letter.jsonl")
-    if os.path.lexists(agg_path):
-        ours = os.path.isdir(agg_path) and not os.path.islink(agg_path) and (
-            not os.listdir(agg_path) or os.path.isdir(os.path.join(agg_path, "_rstreams_commits"))
+    paths = _Paths(
+        out,
+        os.path.join(out, "windows"),
+        os.path.join(out, "dead_letters"),
+        os.path.join(out, "_events"),
+        os.path.join(out, "_stream"),
+    )
+    present = [n for n in _MANAGED if os.path.lexists(os.path.join(out, n))]
+    if present and not os.path.isfile(os.path.join(out, _MARKER)):
+        raise DemoError(
+            f"--out {out!r}: {os.path.join(out, present[0])} exists and is not the output of an earlier demo run;"
+            " it was left alone: choose another --out or remove it"
         )
-        if not ours:
-            raise DemoError(
-                f"--out {out!r}: {agg_path} exists and is not the output of an earlier demo run;"
-                " it was left alone: choose another --out or remove it"
-            )
-        shutil.rmtree(agg_path)
-    if os.path.isdir(dead_path):
-        raise DemoError(f"--out {out!r}: {dead_path} is a directory")
+    for name in present:
+        p = os.path.join(out, name)
+        if os.path.islink(p) or not os.path.isdir(p):
+            os.unlink(p)
+        else:
+            shutil.rmtree(p)
     try:
-        os.makedirs(agg_path)
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, _MARKER), "w") as f:
+            json.dump({"written_by": "rstreams demo", "managed": list(_MANAGED)}, f)
     except OSError as e:
         raise DemoError(f"--out {out!r}: cannot create the output directory ({e})") from e
-    return agg_path
+    return paths
 
 
-def _aggregate_schema() -> Any:
+def read_dead_letters(out: str) -> list[dict[str, Any]]:
+    """The dead letters of a finished run in ``out``, in file order (the input's order within a
+    file): ``[{"reason": ..., "record": ...}, ...]``.
+
+    Example::
+
+        run(rows=10_000, out="/tmp/demo", quiet=True)
+        reasons = {d["reason"].split(":")[0] for d in read_dead_letters("/tmp/demo")}
+    """
+    found: list[dict[str, Any]] = []
+    root = os.path.join(out, "dead_letters")
+    files = sorted(
+        p for p in glob.glob(os.path.join(root, "**", "part-*"), recursive=True) if not os.path.basename(p).startswith(".")
+    )
+    for p in files:
+        with open(p, encoding="utf-8") as f:
+            found.extend(json.loads(line) for line in f if line.strip())
+    return found
+
+
+# -- what runs on the executors ---------------------------------------------------------------------
+
+
+def _synthetic_record(row: tuple[Any, ...]) -> tuple[int, str]:
+    return row[0], synthetic_event(row[0])
+
+
+def _where_am_i() -> tuple[int, int | None]:
+    """(this process's pid, the pid of the JVM it serves): a Python worker's parent is pyspark's
+    daemon, whose parent is the executor JVM (the driver JVM in local mode)."""
+    pid = os.getpid()
+    p = os.getppid()
+    for _ in range(3):
+        try:
+            with open(f"/proc/{p}/comm") as f:
+                if f.read().strip() == "java":
+                    return pid, p
+            with open(f"/proc/{p}/stat") as f:
+                p = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return pid, None
+
+
+class _TaskStats:
+    """The accumulator's algebra (pyspark's AccumulatorParam protocol): records seen, and the
+    (Python worker pid, JVM pid) pairs that ran the pipeline. Updates reach the driver as each
+    task ends, so the display counts records as tasks finish."""
+
+    def zero(self, value: Any) -> tuple[int, frozenset[tuple[int, int | None]]]:
+        return 0, frozenset()
+
+    def addInPlace(self, a: Any, b: Any) -> tuple[int, frozenset[tuple[int, int | None]]]:  # noqa: N802 (pyspark's name)
+        return a[0] + b[0], a[1] | b[1]
+
+
+class _Counter:
+    __slots__ = ("n", "_acc")
+
+    def __init__(self, acc: Any) -> None:
+        self.n = 0
+        self._acc = acc
+
+    def __call__(self, record: Any) -> Any:
+        self.n += 1
+        return record
+
+    def flush(self) -> None:
+        if self._acc is not None:
+            self._acc.add((self.n, frozenset([_where_am_i()])))
+            self.n = 0
+
+
+class _OnExecutors:
+    """What ``run_on_spark`` applies to each partition: the source stage (a synthetic event made
+    from its number, for ``spark.range`` input) in front of :func:`pipeline`, counting records
+    for the progress display. No driver state: the accumulator is Spark's, written by the task."""
+
+    def __init__(self, synthetic: bool, acc: Any) -> None:
+        self.synthetic = synthetic
+        self.acc = acc
+
+    def __call__(self, rows: Flowable[Any]) -> Flowable[Any]:
+        counter = _Counter(self.acc)
+        src = rows.map(_synthetic_record) if self.synthetic else rows
+        return pipeline(src.map(counter)).do_on_complete(counter.flush)
+
+
+class _LateFlags:
+    """``mapInArrow`` over the valid events of each partition, in input order: the watermark of
+    each event (the latest event time of the events before it, minus the allowed lateness) and
+    whether it is late (its window ended at or before the watermark). ``ranges`` are the
+    partitions' ``(first seq, last seq, latest event time before the partition)``, disjoint; a
+    task finds its own by its first ``seq`` (not by its partition index, which a union or a
+    coalesce around this stage renumbers). Vectorised (numpy)."""
+
+    def __init__(self, ranges: list[tuple[int, int, float]]) -> None:
+        self.ranges = sorted(ranges)
+
+    def _before(self, first: int) -> tuple[float, int]:
+        import bisect
+
+        i = bisect.bisect_right([r[0] for r in self.ranges], first) - 1
+        if i < 0 or first > self.ranges[i][1]:
+            raise RuntimeError(f"demo: seq {first} is in no partition's range; the watermark needs them")
+        return self.ranges[i][2], self.ranges[i][1]
+
+    def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
+        import numpy as np
+        import pyarrow as pa
+
+        running = -math.inf
+        last_seq: int | None = None
+        hi = 0
+        for b in batches:
+            if b.num_rows == 0:
+                continue
+            seq = b.column(0).to_numpy(zero_copy_only=False)
+            ts = b.column(2).to_numpy(zero_copy_only=False).astype("float64")
+            if last_seq is None:
+                running, hi = self._before(int(seq[0]))
+            elif seq[0] <= last_seq:
+                raise RuntimeError("demo: a partition is not in input order; the watermark needs it")
+            if (len(seq) > 1 and not bool(np.all(np.diff(seq) > 0))) or int(seq[-1]) > hi:
+                raise RuntimeError("demo: a partition is not in input order; the watermark needs it")
+            last_seq = int(seq[-1])
+            prev = np.empty_like(ts)
+            prev[0] = running
+            prev[1:] = ts[:-1]
+            latest = np.maximum.accumulate(prev)
+            running = float(max(latest[-1], ts[-1]))
+            watermark = latest - ALLOWED_LATENESS_SECONDS
+            window_end = (np.floor(ts / WINDOW_SECONDS) + 1) * WINDOW_SECONDS
+            late = window_end <= watermark
+            yield b.append_column("watermark", pa.array(watermark)).append_column("late", pa.array(late))
+
+
+# -- the Spark side -----------------------------------------------------------------------------------
+
+
+def _window_rows(on_time: Any) -> Any:
+    """Spark's tumbling event-time windows over on-time events, one row per (window, country, kind).
+
+    ``on_time`` has an ``event_time`` timestamp column (with a watermark, when streaming)."""
+    from pyspark.sql import functions as F
+
+    return (
+        on_time.groupBy(F.window("event_time", f"{WINDOW_SECONDS} seconds"), "country", "kind")
+        .agg(F.count("*").alias("events"), F.round(F.sum("amount"), 2).alias("amount"))
+        .select(F.unix_seconds(F.col("window.start")).alias("window_start"), "country", "kind", "events", "amount")
+    )
+
+
+def _late_dead_letter(watermark: Any) -> Any:
+    """The dead-letter line of a late event: its reason and the parsed event."""
+    from pyspark.sql import functions as F
+
+    start = (F.floor(F.col("ts") / WINDOW_SECONDS) * WINDOW_SECONDS).cast("long")
+    reason = F.format_string(
+        "late event: its window [%d, %d) had closed: the watermark was already %.3f (the latest earlier "
+        f"event time minus the allowed lateness of {ALLOWED_LATENESS_SECONDS} s)",
+        start,
+        start + WINDOW_SECONDS,
+        watermark,
+    )
+    return F.to_json(F.struct(reason.alias("reason"), F.struct(*[F.col(c) for c in FIELDS]).alias("record"))).alias("value")
+
+
+def _source_df(spark: Any, input_path: str | None, fmt: str, rows: int, partitions: int) -> tuple[Any, bool]:
+    """The input as a DataFrame of ``(seq, raw)`` read by Spark (or ``(id,)`` of ``spark.range``
+    for synthetic events, made on the executors); and whether it is synthetic."""
+    from pyspark.sql import functions as F
+
+    if input_path is None:
+        return spark.range(0, rows, numPartitions=partitions), True
+    seq = F.monotonically_increasing_id().alias("seq")  # input order (partition, then position)
+    if fmt == "json":
+        df = spark.read.text(input_path).where(F.col("value").rlike(r"\S"))
+        return df.select(seq, F.col("value").alias("raw")), False
+    if fmt == "csv":
+        columns = _columns(input_path, fmt) or list(FIELDS)
+        schema = ", ".join(f"`{c.replace('`', '``')}` STRING" for c in columns)
+        df = spark.read.option("header", True).option("mode", "PERMISSIVE").schema(schema).csv(input_path)
+    else:
+        df = spark.read.parquet(input_path)
+    return df.select(seq, F.struct(*[F.col(c) for c in FIELDS]).alias("raw")), False
+
+
+def _stream_source(spark: Any, input_path: str | None, batch_rows: int, partitions: int) -> tuple[Any, bool]:
+    """The streaming input: ``rate-micro-batch`` (``value`` is the synthetic event's number) or a
+    file source taking one file per micro-batch."""
+    from pyspark.sql import functions as F
+
+    if input_path is None:
+        rate = (
+            spark.readStream.format("rate-micro-batch")
+            .option("rowsPerBatch", batch_rows)
+            .option("numPartitions", partitions)
+            .load()
+        )
+        return rate.select(F.col("value").alias("seq")), True
+    fmt, directory, files = _stream_input(input_path)
+    reader = spark.readStream.option("maxFilesPerTrigger", 1)
+    if not os.path.isdir(input_path):
+        reader = reader.option("pathGlobFilter", os.path.basename(input_path))
+    seq = F.lit(None).cast("long").alias("seq")  # no input position in a file stream (none needed:
+    # the watermark moves per micro-batch)
+    if fmt == "json":
+        df = reader.format("text").load(directory).where(F.col("value").rlike(r"\S"))
+        return df.select(seq, F.col("value").alias("raw")), False
+    if fmt == "csv":
+        columns = _columns(files[0], fmt) or list(FIELDS)
+        schema = ", ".join(f"`{c.replace('`', '``')}` STRING" for c in columns)
+        df = reader.option("header", True).schema(schema).csv(directory)
+    else:
+        df = reader.schema(spark.read.parquet(files[0]).schema).parquet(directory)
+    return df.select(seq, F.struct(*[F.col(c) for c in FIELDS]).alias("raw")), False
+
+
+def _event_arrow_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema(
+        [
+            ("seq", pa.int64()), ("id", pa.int64()), ("ts", pa.float64()), ("user", pa.int64()), ("kind", pa.string()),
+            ("amount", pa.float64()), ("country", pa.string()), ("reason", pa.string()), ("dead_letter", pa.string()),
+        ]
+    )
+
+
+def _window_arrow_schema() -> Any:
     import pyarrow as pa
 
     return pa.schema(
@@ -365,108 +518,601 @@ def _aggregate_schema() -> Any:
     )
 
 
+class _JobWatch:
+    """Feeds a :class:`Phase` from Spark while jobs run: records from the task accumulator (or a
+    counter in this process), tasks done / total of the jobs of one job group."""
+
+    def __init__(self, spark: Any, phase: Any, group: str, records: Callable[[], int]) -> None:
+        self._sc = spark.sparkContext
+        self._phase = phase
+        self._group = group
+        self._records = records
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rstreams-demo-watch", daemon=True)
+
+    def __enter__(self) -> _JobWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._poll()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            self._poll()
+
+    def _poll(self) -> None:
+        try:
+            tracker = self._sc.statusTracker()
+            done = total = 0
+            for job_id in tracker.getJobIdsForGroup(self._group):
+                job = tracker.getJobInfo(job_id)
+                for stage_id in job.stageIds if job is not None else ():
+                    st = tracker.getStageInfo(stage_id)
+                    # stages that started (a stage skipped because its shuffle output exists
+                    # never does): tasks done of the tasks Spark is actually running
+                    if st is not None and st.numCompletedTasks + st.numActiveTasks + st.numFailedTasks:
+                        done += st.numCompletedTasks
+                        total += st.numTasks
+            self._phase.update(records=self._records(), tasks=(done, total) if total else None)
+        except Exception:  # the display must never break the job (a stopping context, a py4j hiccup)
+            pass
+
+
+@dataclass
+class _Counts:
+    records_in: int = 0
+    bad: int = 0
+    late: int = 0
+    max_ts: float = -math.inf
+
+
+def _batch_events_stats(events: Any) -> tuple[_Counts, list[tuple[int, int, int, float]]]:
+    """One job over the (persisted) pipeline output: counts, and per partition the first and last
+    ``seq`` and the latest event time of its valid events. On the executors placement this job is
+    the one that runs the pipeline (it fills the cache)."""
+    from pyspark.sql import functions as F
+
+    valid = F.col("reason").isNull()
+    rows = (
+        events.groupBy(F.spark_partition_id().alias("p"))
+        .agg(
+            F.count("*").alias("n"),
+            F.count("reason").alias("bad"),
+            F.min(F.when(valid, F.col("seq"))).alias("lo"),
+            F.max(F.when(valid, F.col("seq"))).alias("hi"),
+            F.max(F.when(valid, F.col("ts"))).alias("max_ts"),
+        )
+        .collect()
+    )
+    counts = _Counts(records_in=sum(r.n for r in rows), bad=sum(r.bad for r in rows))
+    ranges = [(r.lo, r.hi, r.p, r.max_ts) for r in rows if r.lo is not None]
+    counts.max_ts = max((r[3] for r in ranges), default=-math.inf)
+    return counts, ranges
+
+
+def _valid_partition_ranges(valid: Any) -> list[tuple[int, int, int, float]]:
+    from pyspark.sql import functions as F
+
+    rows = valid.groupBy(F.spark_partition_id().alias("p")).agg(
+        F.min("seq").alias("lo"), F.max("seq").alias("hi"), F.max("ts").alias("max_ts")
+    ).collect()
+    return [(r.lo, r.hi, r.p, r.max_ts) for r in rows]
+
+
+def _in_order(ranges: list[tuple[int, int, int, float]]) -> bool:
+    ordered = sorted(ranges)
+    return all(a[1] < b[0] for a, b in zip(ordered, ordered[1:], strict=False))
+
+
+def _land_batch(spark: Any, events: Any, ranges: list[tuple[int, int, int, float]], paths: _Paths, partitions: int) -> None:
+    """Spark's part of the batch mode, over the pipeline output: the watermark in input order and
+    late records, Spark's windows into ``windows/``, bad and late records into ``dead_letters/``."""
+    from pyspark.sql import functions as F
+
+    valid = events.where(F.col("reason").isNull()).select(*_VALID_COLUMNS)
+    resorted = None
+    if not _in_order(ranges):
+        # the driver placement's landed files come back in no particular order: put the valid
+        # events in input order (contiguous ranges of seq, sorted within each partition)
+        resorted = valid.repartitionByRange(max(1, partitions), "seq").sortWithinPartitions("seq").persist()
+        valid = resorted
+        ranges = _valid_partition_ranges(valid)
+    before: list[tuple[int, int, float]] = []
+    latest = -math.inf
+    for lo, hi, _part, max_ts in sorted(ranges):
+        before.append((lo, hi, latest))
+        latest = max(latest, max_ts)
+    flagged = valid.mapInArrow(_LateFlags(before), _FLAGGED_DDL)
+    on_time = flagged.where(~F.col("late")).withColumn("event_time", F.timestamp_seconds("ts"))
+    _window_rows(on_time).write.mode("overwrite").parquet(paths.windows)
+    # dead letters in input order, whatever order the placement's events come in (a sort of ~1%
+    # of the records)
+    bad = events.where(F.col("reason").isNotNull()).select("seq", F.col("dead_letter").alias("value"))
+    late = flagged.where(F.col("late")).select("seq", _late_dead_letter(F.col("watermark")))
+    bad.unionByName(late).orderBy("seq").select("value").write.mode("overwrite").text(paths.dead_letters)
+    if resorted is not None:
+        resorted.unpersist()
+
+
+def _read_back(spark: Any, paths: _Paths) -> tuple[int, int, int]:
+    """(window rows, events in them, dead letters) as Spark reads the output back."""
+    from pyspark.sql import functions as F
+
+    w = spark.read.schema(WINDOW_DDL).parquet(paths.windows).agg(F.count("*").alias("n"), F.sum("events").alias("e")).first()
+    dead = 0
+    if os.path.isdir(paths.dead_letters):
+        dead = spark.read.option("recursiveFileLookup", "true").text(paths.dead_letters).count()
+    return int(w.n), int(w.e or 0), int(dead)
+
+
+# -- process figures --------------------------------------------------------------------------------
+
+
+def _peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _proc_peak_rss_mb(pid: int | None) -> float | None:
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024.0, 1)
+    except OSError:
+        return None
+    return None
+
+
+def _driver_jvm_pid(spark: Any) -> int | None:
+    from .spark._jvm import driver_jvm_process
+
+    proc = driver_jvm_process(spark)
+    pid = getattr(proc, "pid", None)
+    return pid if isinstance(pid, int) else None
+
+
+def _log4j_conf() -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo_log4j2.properties")
+
+
+def _session(master: str | None, board: Any) -> tuple[Any, bool, float]:
+    """The SparkSession (a running one is reused as is; else one started with the demo's log
+    settings); whether this run started it; seconds it took."""
+    from . import spark as rspark
+    from .spark._session import _require_pyspark, _running_session
+
+    running = _running_session(_require_pyspark())
+    t = time.monotonic()
+    if running is not None:
+        board.say(f"using the running Spark session ({running.sparkContext.master})")
+        return rspark.session(master, app_name="rstreams-demo"), False, 0.0
+    shown = master or os.environ.get("SPARK_MASTER") or "local[*]"
+    board.say(f"starting Spark ({shown})...")
+    log = f"-Dlog4j2.configurationFile=file:{_log4j_conf()}"
+    s = rspark.session(
+        master,
+        app_name="rstreams-demo",
+        spark_driver_extraJavaOptions=log,
+        spark_executor_extraJavaOptions=log,
+        spark_sql_streaming_stopTimeout="60s",
+    )
+    dt = time.monotonic() - t
+    board.say(f"Spark ready in {dt:.1f} s ({s.sparkContext.master}, default parallelism {s.sparkContext.defaultParallelism})")
+    return s, True, dt
+
+
+def _stop_session(s: Any) -> None:
+    """Stop a session this run started, executors first (an application that ends while its
+    executors are being killed makes a local-cluster master log failures)."""
+    try:
+        s.stop()
+    except Exception:  # pragma: no cover - stopping is best effort at the end of a run
+        pass
+
+
+# -- the run ------------------------------------------------------------------------------------------
+
+
 def run(
-    rows: int = 500_000,
+    rows: int | None = None,
     out: str = "out/demo",
     master: str | None = None,
     input_path: str | None = None,
     quiet: bool = False,
+    *,
+    placement: str = "executors",
+    streaming: bool = False,
+    batch_rows: int = _DEFAULT_BATCH_ROWS,
+    partitions: int | None = None,
+    stop_spark: bool | None = None,
 ) -> dict[str, Any]:
-    """Run the demo pipeline; return the summary figures.
+    """Run the demo; return the summary figures.
 
-    ``rows`` synthetic events, or the records of ``input_path`` (.csv, .jsonl or .parquet).
-    ``master``: None uses the active SparkSession if there is one, else ``$SPARK_MASTER`` or
-    ``local[*]``. ``out`` receives ``aggregates/`` (Parquet) and ``dead_letter.jsonl``; a re-run
-    replaces both (see :func:`_prepare_out`). Raises :class:`DemoError` for a bad ``input_path``,
-    ``out`` or ``rows`` before Spark starts, and RuntimeError if the counts do not add up."""
-    from . import spark as rspark
+    ``rows`` synthetic events (default 500,000; 100,000 with ``streaming``), or the records of
+    ``input_path`` (.csv, .jsonl or .parquet; with ``streaming`` also a directory of such files).
+    ``placement``: ``"executors"`` runs :func:`pipeline` on every partition with ``run_on_spark``;
+    ``"driver"`` runs it in this process and lands its output with ``to_spark``. ``streaming``:
+    Structured Streaming, ``batch_rows`` synthetic records per micro-batch. ``partitions``: of the
+    synthetic input (default 4 per core). ``master``: None uses the active SparkSession if there is
+    one, else ``$SPARK_MASTER`` or ``local[*]``. ``stop_spark``: stop the session at the end
+    (default: only a session this run started, after its last job, executors first).
+    Raises :class:`DemoError` for a bad ``input_path``, ``out`` or ``rows`` before Spark starts,
+    and RuntimeError if the counts do not add up (records in = valid + bad, valid = on time +
+    late, dead letters = bad + late, events in the landed windows = on time).
 
+    Example::
+
+        s = run(rows=100_000, out="/tmp/demo", quiet=True)
+        s["records_in"], s["dead_lettered"], s["windows_landed"], s["pipeline_python_pids"]
+
+    Backpressure: on the executors each task's pipeline is pulled by Spark (a task holds a few
+    thousand records, whatever its partition's size); in the driver, ``to_spark`` requests records
+    only as it commits them; in streaming mode the source's admission control bounds each
+    micro-batch (``batch_rows``, one file) and the windows reach the driver through ``from_stream``,
+    whose batch function waits for the landing's demand, so Spark's trigger loop waits with it.
+    """
+    from .spark._progress import StatusBoard
+
+    if placement not in ("executors", "driver"):
+        raise DemoError(f"--pipeline must be 'executors' or 'driver', got {placement!r}")
+    if rows is None:
+        rows = _DEFAULT_STREAM_ROWS if streaming else _DEFAULT_ROWS
     if input_path is None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
         raise DemoError(f"--rows must be a non-negative integer, got {rows!r}")
-    records: Iterator[Any] = read_input(input_path) if input_path else synthetic_events(rows)
-    out = os.path.abspath(out)
-    agg_path = _prepare_out(out)
-
+    if isinstance(batch_rows, bool) or not isinstance(batch_rows, int) or batch_rows <= 0:
+        raise DemoError(f"--batch-rows must be a positive integer, got {batch_rows!r}")
+    fmt = ""
+    if input_path is not None:
+        if streaming:
+            fmt = _stream_input(input_path)[0]
+        else:
+            fmt = input_format(input_path)
+            _check_text_input(input_path, fmt)
+    paths = _prepare_out(os.path.abspath(out))
+    board = StatusBoard("rstreams demo", enabled=not quiet)
     t_start = time.monotonic()
-    s = rspark.session(master, app_name="rstreams-demo")  # None: reuse the active session
-    spark_ready = time.monotonic()
-    dead = DeadLetters(os.path.join(out, "dead_letter.jsonl"))
-    counts = {"in": 0, "valid": 0, "late": 0}
-
-    def counted_parse(raw: Any) -> tuple[str, Any]:
-        counts["in"] += 1
-        return parse(raw)
-
-    def route(tagged: tuple[str, Any]) -> bool:
-        tag, payload = tagged
-        if tag == "bad":
-            dead.add(*payload)
-            return False
-        counts["valid"] += 1
-        return True
-
-    def late(ev: dict[str, Any], latest: float) -> None:
-        counts["late"] += 1
-        record = {k: v for k, v in ev.items() if k != "country"}
-        dead.add(f"late event: more than {ALLOWED_LATENESS_SECONDS}s behind the latest event time ({latest}); its window was already landed", record)
-
-    # source -> parse -> validate -> batches of 1000 all fuse into one C-level iterator chain
-    pipeline = (
-        Flowable.from_iterable(records)
-        .map(counted_parse)
-        .filter(route)
-        .map(lambda tagged: tagged[1])
-        .buffer(1000)
-        .map_async(enrich, max_concurrency=8)
-        .flat_map_iterable(lambda batch: batch)
-    )
-    aggregates = window_aggregates(pipeline, on_late=late)
-    t_pipe = time.monotonic()
+    s, owned, spark_seconds = _session(master, board)
     try:
-        result = rspark.to_spark(
-            aggregates, path=agg_path, mode="overwrite", batch_rows=5_000, schema=_aggregate_schema(), spark=s,
-            progress=False if quiet else None,
-        )
+        parts = partitions or max(2, 4 * s.sparkContext.defaultParallelism)
+        if streaming:
+            summary = _run_streaming(s, paths, input_path, rows, batch_rows, placement, parts, board)
+        else:
+            summary = _run_batch(s, paths, input_path, fmt, rows, placement, parts, board)
+        summary["spark_start_seconds"] = round(spark_seconds, 2)
+        summary["total_seconds"] = round(time.monotonic() - t_start, 2)
+        summary["peak_driver_rss_mb"] = round(_peak_rss_mb(), 1)
+        summary["peak_driver_jvm_rss_mb"] = _proc_peak_rss_mb(summary.get("driver_jvm_pid"))
+        summary["output"] = paths.out
+        return summary
     finally:
-        dead.close()
-    t_landed = time.monotonic()
-    # read back with the landed schema: an empty result (no valid events) reads back as no rows
-    landed = s.read.schema(AGGREGATE_DDL).parquet(agg_path).select("events")
-    back_rows, landed_events = (
-        rspark.from_dataframe(landed, as_="rows")
-        .reduce(lambda acc, r: (acc[0] + 1, acc[1] + int(r[0])), (0, 0))
-        .blocking_first(timeout=300)
-    )
-    valid = counts["valid"] - counts["late"]
-    summary = {
-        "records_in": counts["in"],
-        "valid": valid,
-        "dead_lettered": dead.count,
-        "late_events": counts["late"],
-        "aggregate_rows_landed": result.rows,
-        "micro_batches": result.batches,
-        "events_in_landed_aggregates": landed_events,
-        "aggregate_rows_read_back": back_rows,
-        "pipeline_seconds": round(t_landed - t_pipe, 2),
-        "records_per_second": round(counts["in"] / max(t_landed - t_pipe, 1e-9)),
-        "spark_start_seconds": round(spark_ready - t_start, 2),
-        "total_seconds": round(time.monotonic() - t_start, 2),
-        "peak_driver_rss_mb": round(_peak_rss_mb(), 1),
-        "output": out,
+        if owned if stop_spark is None else stop_spark:
+            board.say("stopping Spark")
+            _stop_session(s)
+
+
+def _where(spark: Any, placement: str, pids: frozenset[tuple[int, int | None]]) -> dict[str, Any]:
+    jvm = _driver_jvm_pid(spark)
+    sc = spark.sparkContext
+    try:
+        executors = max(0, sc._jsc.sc().getExecutorMemoryStatus().size() - 1) or 1  # the driver's block manager too
+    except Exception:
+        executors = None
+    return {
+        "mode": "",
+        "placement": placement,
+        "master": sc.master,
+        "driver_pid": os.getpid(),
+        "driver_jvm_pid": jvm,
+        "executors": executors,
+        "pipeline_python_pids": sorted({p for p, _ in pids}),
+        "pipeline_jvm_pids": sorted({j for _, j in pids if j is not None}),
     }
-    if landed_events != valid or valid + dead.count != counts["in"] or back_rows != result.rows:
-        raise RuntimeError(f"demo: the counts do not add up: {summary}")
+
+
+def _run_batch(
+    s: Any, paths: _Paths, input_path: str | None, fmt: str, rows: int, placement: str, parts: int, board: Any
+) -> dict[str, Any]:
+    from pyspark import StorageLevel
+
+    from . import spark as rspark
+
+    sc = s.sparkContext
+    group = f"rstreams-demo-{os.getpid()}-{time.monotonic_ns()}"
+    sc.setJobGroup(group, "rstreams demo", interruptOnCancel=True)
+    pids: frozenset[tuple[int, int | None]] = frozenset()
+    try:
+        if placement == "executors":
+            acc = sc.accumulator((0, frozenset()), _TaskStats())
+            src, synthetic = _source_df(s, input_path, fmt, rows, parts)
+            events = rspark.run_on_spark(src, _OnExecutors(synthetic, acc), schema=EVENT_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+            phase = board.phase("pipeline on the executors (run_on_spark)")
+            with _JobWatch(s, phase, group, lambda: int(acc.value[0])):
+                t = time.monotonic()
+                counts, ranges = _batch_events_stats(events)
+                pipeline_seconds = time.monotonic() - t
+            phase.update(records=counts.records_in)
+            phase.finish()
+            pids = acc.value[1]
+        else:
+            counter = _Counter(None)
+            records: Iterator[tuple[int, Any]]
+            if input_path is None:
+                records = ((i, synthetic_event(i)) for i in range(rows))
+            else:
+                records = enumerate(_records(input_path, fmt))
+            phase = board.phase("pipeline in the driver, landed with to_spark")
+            with _JobWatch(s, phase, group, lambda: counter.n):
+                t = time.monotonic()
+                rspark.to_spark(
+                    pipeline(Flowable.from_iterable(records).map(counter)),
+                    path=paths.events,
+                    schema=_event_arrow_schema(),
+                    spark=s,
+                    progress=False,
+                )
+                pipeline_seconds = time.monotonic() - t
+            phase.finish()
+            pids = frozenset([(os.getpid(), _driver_jvm_pid(s))])
+            events = s.read.schema(EVENT_DDL).parquet(paths.events).persist(StorageLevel.MEMORY_AND_DISK)
+            counts, ranges = _batch_events_stats(events)
+        phase = board.phase("watermark, Spark's windows and dead letters")
+        with _JobWatch(s, phase, group, lambda: counts.records_in):
+            _land_batch(s, events, ranges, paths, parts)
+            windows, in_windows, dead = _read_back(s, paths)
+        phase.finish(note=f"{windows:,} windows, {dead:,} dead letters")
+        events.unpersist()
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        sc.setLocalProperty("spark.job.description", None)
+    counts.late = dead - counts.bad
+    summary = _where(s, placement, pids)
+    summary["mode"] = "batch"
+    summary.update(_figures(counts, windows, in_windows, dead, pipeline_seconds))
     return summary
 
 
+def _figures(counts: _Counts, windows: int, in_windows: int, dead: int, pipeline_seconds: float) -> dict[str, Any]:
+    valid = counts.records_in - counts.bad
+    figures = {
+        "records_in": counts.records_in,
+        "valid": valid,
+        "bad": counts.bad,
+        "late": counts.late,
+        "dead_lettered": dead,
+        "windows_landed": windows,
+        "events_in_windows": in_windows,
+        "pipeline_seconds": round(pipeline_seconds, 2),
+        "records_per_second": round(counts.records_in / max(pipeline_seconds, 1e-9)),
+    }
+    if valid != in_windows + counts.late or dead != counts.bad + counts.late or counts.late < 0:
+        raise RuntimeError(f"demo: the counts do not add up: {figures}")
+    return figures
+
+
+# -- streaming ----------------------------------------------------------------------------------------
+
+
+def _run_streaming(
+    s: Any, paths: _Paths, input_path: str | None, rows: int, batch_rows: int, placement: str, parts: int, board: Any
+) -> dict[str, Any]:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from . import spark as rspark
+    from .processors import PublishProcessor
+
+    sc = s.sparkContext
+    acc = sc.accumulator((0, frozenset()), _TaskStats())
+    src, synthetic = _stream_source(s, input_path, batch_rows, min(parts, max(2, sc.defaultParallelism)))
+    staged = os.path.join(paths.stream, "events")
+    os.makedirs(staged, exist_ok=True)
+    if placement == "executors":
+        events_stream = rspark.run_on_spark(src, _OnExecutors(synthetic, acc), schema=EVENT_DDL)
+    else:
+        events_stream = src
+    totals = _Counts()
+    state = {"batches": 0, "pipeline_seconds": 0.0, "max_ts": -math.inf}
+    done = threading.Event()
+    failure: list[BaseException] = []
+    stop_windows = PublishProcessor[bool]()
+    driver_pids: set[tuple[int, int | None]] = set()
+
+    def driver_events(batch_df: Any, batch_id: int) -> Any:
+        counter = _Counter(None)
+        records = rspark.from_dataframe(batch_df, as_="rows")
+        if synthetic:
+            records = records.map(_synthetic_record)
+        landed = os.path.join(paths.events, f"batch-{batch_id:06d}")
+        rspark.to_spark(pipeline(records.map(counter)), path=landed, schema=_event_arrow_schema(), spark=s, progress=False)
+        driver_pids.add((os.getpid(), _driver_jvm_pid(s)))
+        return s.read.schema(EVENT_DDL).parquet(landed)
+
+    def route(batch_df: Any, batch_id: int) -> None:
+        # runs on the driver, on Spark's micro-batch thread: it only plans Spark jobs (the records
+        # stay on the executors); a micro-batch past the bounded input ends the events query
+        if synthetic and batch_id * batch_rows >= rows:
+            done.set()
+            return
+        t = time.monotonic()
+        if synthetic:
+            batch_df = batch_df.where(F.col("seq") < rows)
+        events = driver_events(batch_df, batch_id) if placement == "driver" else batch_df
+        events = events.persist(StorageLevel.MEMORY_AND_DISK)
+        watermark = state["max_ts"] - ALLOWED_LATENESS_SECONDS  # Spark's rule: earlier micro-batches only
+        valid = F.col("reason").isNull()
+        window_end = (F.floor(F.col("ts") / WINDOW_SECONDS) + 1) * WINDOW_SECONDS
+        is_late = valid & (window_end <= F.lit(watermark)) if math.isfinite(watermark) else F.lit(False)
+        r = events.agg(
+            F.count("*").alias("n"),
+            F.count("reason").alias("bad"),
+            F.count(F.when(is_late, 1)).alias("late"),
+            F.max(F.when(valid, F.col("ts"))).alias("max_ts"),
+        ).first()
+        state["pipeline_seconds"] += time.monotonic() - t
+        name = f"batch-{batch_id:06d}"
+        if r.bad + r.late:
+            bad = events.where(~valid).select(F.col("dead_letter").alias("value"))
+            late = events.where(is_late).select(_late_dead_letter(F.lit(watermark)))
+            bad.unionByName(late).coalesce(1).write.mode("overwrite").text(os.path.join(paths.dead_letters, name))
+        if r.n - r.bad - r.late:
+            on_time = events.where(valid & ~is_late).select("ts", "country", "kind", "amount")
+            on_time.coalesce(1).write.mode("overwrite").parquet(os.path.join(staged, name))
+        events.unpersist()
+        totals.records_in += r.n
+        totals.bad += r.bad
+        totals.late += r.late
+        if r.max_ts is not None:
+            state["max_ts"] = max(state["max_ts"], r.max_ts)
+        state["batches"] += 1
+
+    query = (
+        events_stream.writeStream.foreachBatch(route)
+        .option("checkpointLocation", os.path.join(paths.stream, "checkpoints", "events"))
+        .queryName("rstreams-demo-events")
+    )
+    if not synthetic:
+        query = query.trigger(availableNow=True)
+
+    # the windows query: Spark's watermark and windows over the staged on-time events; one staged
+    # file (one events micro-batch) per trigger, so it never sees a row the events query let pass
+    # as late
+    staged_stream = (
+        s.readStream.schema("ts DOUBLE, country STRING, kind STRING, amount DOUBLE")
+        .option("maxFilesPerTrigger", 1)
+        .parquet(os.path.join(staged, "batch-*"))
+        .withColumn("event_time", F.timestamp_seconds("ts"))
+        .withWatermark("event_time", f"{ALLOWED_LATENESS_SECONDS} seconds")
+    )
+    windows_stream = _window_rows(staged_stream)
+    landed = {"rows": 0}
+
+    def count_window(row: Any) -> Any:
+        landed["rows"] += 1
+        return row
+
+    windows_flowable = (
+        rspark.from_stream(windows_stream, as_="rows")
+        .take_while(lambda r: r[2] != END_OF_INPUT)
+        .take_until(stop_windows)
+        .map(count_window)
+    )
+    windows_finished = threading.Event()
+
+    def end_of_input(q: Any) -> None:
+        try:
+            if synthetic:
+                while not done.wait(0.2):
+                    if not q.isActive:
+                        break
+                q.stop()
+            else:
+                q.awaitTermination()
+            err = q.exception()
+            if err is not None:
+                raise RuntimeError(f"demo: the events query failed: {err}")
+            # a final watermark closes every window: two rows far past the input (the second one
+            # moves the watermark past the first one's window, whose row then says "done")
+            last = state["max_ts"] if math.isfinite(state["max_ts"]) else float(T0)
+            for k, ts in enumerate((last + 1000.0, last + 2000.0 + 2 * ALLOWED_LATENESS_SECONDS)):
+                marker = s.createDataFrame([(ts, END_OF_INPUT, END_OF_INPUT, 0.0)], "ts DOUBLE, country STRING, kind STRING, amount DOUBLE")
+                marker.coalesce(1).write.mode("overwrite").parquet(os.path.join(staged, f"batch-end-{k}"))
+            if not windows_finished.wait(300):
+                raise RuntimeError("demo: the windows query did not reach the end of the input in 300 s")
+        except BaseException as e:
+            failure.append(e)
+            stop_windows.on_next(True)
+
+    phase = board.phase("streaming: events query on the executors, windows through from_stream -> to_spark"
+                        if placement == "executors" else "streaming: pipeline in the driver per micro-batch, windows -> to_spark")
+    stop_watch = threading.Event()
+
+    def watch() -> None:
+        while not stop_watch.wait(0.25):
+            phase.update(records=totals.records_in, batches=state["batches"],
+                         note=f"{totals.bad + totals.late:,} dead-lettered  {landed['rows']:,} windows landed")
+
+    watcher = threading.Thread(target=watch, name="rstreams-demo-watch", daemon=True)
+    q = query.start()
+    finisher = threading.Thread(target=end_of_input, args=(q,), name="rstreams-demo-end-of-input", daemon=True)
+    finisher.start()
+    watcher.start()
+    try:
+        result = rspark.to_spark(
+            windows_flowable.do_on_terminate(windows_finished.set),
+            path=paths.windows,
+            name="demo-windows",
+            schema=_window_arrow_schema(),
+            spark=s,
+            batch_rows=5_000,
+            max_batch_seconds=1.0,
+            progress=False,
+        )
+    finally:
+        windows_finished.set()
+        if q.isActive:
+            q.stop()
+        finisher.join(60)
+        stop_watch.set()
+        watcher.join()
+    phase.update(records=totals.records_in, batches=state["batches"],
+                 note=f"{totals.bad + totals.late:,} dead-lettered  {landed['rows']:,} windows landed")
+    phase.finish()
+    if failure:
+        raise failure[0]
+    windows, in_windows, dead = _read_back(s, paths)
+    summary = _where(s, placement, acc.value[1] if placement == "executors" else frozenset(driver_pids))
+    summary["mode"] = "streaming"
+    summary["micro_batches"] = state["batches"]
+    summary["window_commits"] = result.batches
+    summary.update(_figures(totals, windows, in_windows, dead, state["pipeline_seconds"]))
+    return summary
+
+
+# -- the command line ---------------------------------------------------------------------------------
+
+
 def _print_summary(summary: dict[str, Any]) -> None:
-    width = max(len(k) for k in summary)
+    where = summary.get("pipeline_python_pids") or []
+    jvms = summary.get("pipeline_jvm_pids") or []
+    lines: list[tuple[str, str]] = [
+        ("mode", f"{summary['mode']}, pipeline " + ("on the executors" if summary["placement"] == "executors" else "in the driver")),
+        ("master", str(summary["master"])),
+        ("driver", f"python pid {summary['driver_pid']}, JVM pid {summary['driver_jvm_pid']}"),
+        ("pipeline ran in", f"{len(where)} Python process(es) {where}, JVM(s) {jvms}"),
+        ("executors", str(summary["executors"])),
+    ]
+    if "micro_batches" in summary:
+        lines.append(("micro-batches", f"{summary['micro_batches']:,} (windows landed in {summary['window_commits']} commits)"))
+    lines += [
+        ("records in", f"{summary['records_in']:,}"),
+        ("valid", f"{summary['valid']:,}"),
+        ("dead-lettered", f"{summary['dead_lettered']:,} ({summary['bad']:,} bad, {summary['late']:,} late)"),
+        ("late", f"{summary['late']:,}"),
+        ("pipeline stage", f"{summary['pipeline_seconds']} s, {summary['records_per_second']:,} records/s"),
+        ("windows landed", f"{summary['windows_landed']:,} ({summary['events_in_windows']:,} events)"),
+        ("peak driver RSS", f"Python {summary['peak_driver_rss_mb']} MB, JVM {summary['peak_driver_jvm_rss_mb']} MB"),
+        ("spark start", f"{summary['spark_start_seconds']} s"),
+        ("total", f"{summary['total_seconds']} s"),
+        ("output", str(summary["output"])),
+    ]
+    width = max(len(k) for k, _ in lines)
     print("\nrstreams demo: summary")
-    print("-" * (width + 24))
-    for k, v in summary.items():
-        val = f"{v:,}" if isinstance(v, int) else str(v)
-        print(f"{k.replace('_', ' '):<{width}}  {val:>20}")
-    print("-" * (width + 24))
+    print("-" * 72)
+    for k, v in lines:
+        print(f"{k:<{width}}  {v}")
+    print("-" * 72)
+
+
+def _positive_int(text: str) -> int:
+    n = _non_negative_int(text)
+    if n == 0:
+        raise argparse.ArgumentTypeError("must be > 0")
+    return n
 
 
 def _non_negative_int(text: str) -> int:
@@ -482,11 +1128,21 @@ def _non_negative_int(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The ``rstreams demo`` command line."""
     p = argparse.ArgumentParser(prog="rstreams demo", description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("--rows", type=_non_negative_int, help="synthetic events to generate (default 500000; not with --input)")
-    p.add_argument("--input", help="read records from a .csv, .jsonl (.json, .ndjson) or .parquet file instead")
-    p.add_argument("--master", help="Spark master URL (default: the active session, else $SPARK_MASTER or local[*])")
+    p.add_argument("--rows", type=_non_negative_int,
+                   help=f"synthetic events to generate (default {_DEFAULT_ROWS}; {_DEFAULT_STREAM_ROWS} with --streaming; not with --input)")
+    p.add_argument("--input", help="read records from a .csv, .jsonl (.json, .ndjson) or .parquet file instead"
+                                   " (--streaming: also a directory of such files, one micro-batch each)")
+    p.add_argument("--master", help="Spark master URL, e.g. local[4], local-cluster[2,1,1024] or spark://host:7077"
+                                    " (default: the active session, else $SPARK_MASTER or local[*])")
+    p.add_argument("--pipeline", choices=("executors", "driver"), default="executors",
+                   help="where the per-record pipeline runs: on the executors (run_on_spark, the default)"
+                        " or in this process (to_spark), for comparison")
+    p.add_argument("--streaming", action="store_true",
+                   help="Structured Streaming (rate-micro-batch or a file source) with Spark's watermark, for a bounded number of micro-batches")
+    p.add_argument("--batch-rows", type=_positive_int, default=_DEFAULT_BATCH_ROWS,
+                   help=f"--streaming: synthetic records per micro-batch (default {_DEFAULT_BATCH_ROWS})")
     p.add_argument("--out", default="out/demo", help="output directory (default out/demo); a re-run replaces its previous output")
-    p.add_argument("--quiet", action="store_true", help="no live progress line")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
     return p
 
 
@@ -501,7 +1157,10 @@ def main(argv: list[str] | None = None) -> int:
     from .spark import SparkUnavailableError
 
     try:
-        summary = run(500_000 if args.rows is None else args.rows, args.out, args.master, args.input, args.quiet)
+        summary = run(
+            args.rows, args.out, args.master, args.input, args.quiet,
+            placement=args.pipeline, streaming=args.streaming, batch_rows=args.batch_rows,
+        )
     except (SparkUnavailableError, DemoError) as e:
         print(f"rstreams demo: {e}", file=sys.stderr)
         return 2
@@ -511,3 +1170,4 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     _print_summary(summary)
     return 0
+

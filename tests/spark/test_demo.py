@@ -1,13 +1,17 @@
-"""``rstreams demo``, the main job: exact counts end to end, every input format with bad records,
-clear errors for a bad ``--input`` / ``--out``, re-runs that replace their output, and the CLI.
+"""``rstreams demo``, the main job on Spark: the same pipeline function locally and on the executors,
+exact counts for both placements and both modes (synthetic and file inputs with bad and late
+records) checked against an independent model of the watermark, Spark's windows and the dead
+letters, clear errors for a bad ``--input`` / ``--out``, re-runs that replace their output, the
+CLI and the progress lines.
 
-All runs share the session of ``conftest.spark``: ``demo.run`` must reuse the active session (and
-leave its configuration alone) instead of building another one.
+All runs share the session of ``conftest.spark`` (``demo.run`` reuses a running session, leaves
+its configuration alone and does not stop it). ``local-cluster`` runs are in test_local_cluster.py.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import os
@@ -20,11 +24,17 @@ from typing import Any
 
 import pytest
 
-from rstreams import cli, demo
+from rstreams import Flowable, cli, demo
+from rstreams.demo_pipeline import COUNTRIES, EVENT_DDL, pipeline, synthetic_event
+from rstreams.spark import run_on_spark
+from rstreams.spark._progress import StatusBoard
+from rstreams.testing import TestSubscriber
 
 pytestmark = pytest.mark.spark
 
 T0 = 1_700_000_000  # a multiple of the window length: window starts are T0, T0 + 10, ...
+W = demo.WINDOW_SECONDS
+LATENESS = demo.ALLOWED_LATENESS_SECONDS
 
 # (id, ts, user, kind, amount); users 0 / 1 / 2 are looked up as DE / FR / US
 GOOD: list[tuple[int, float, int, str, float]] = [
@@ -36,9 +46,9 @@ GOOD: list[tuple[int, float, int, str, float]] = [
     (6, T0 + 21, 2, "buy", 0.0),  # zero is a valid amount
     (7, T0 + 200, 1, "cart", 1.0),
 ]
-LATE = (8, T0 + 3, 1, "view", 1.0)  # > 60 s behind T0 + 200: its window was already landed
+LATE = (8, T0 + 3, 1, "view", 1.0)  # after T0 + 200: the watermark (T0 + 140) is past its window's end
 # (window_start, country, kind) -> (events, amount)
-EXPECTED_AGGREGATES = {
+EXPECTED_WINDOWS = {
     (T0, "DE", "view"): (2, 5.5),
     (T0, "FR", "click"): (1, 2.25),
     (T0 + 10, "DE", "view"): (1, 3.0),
@@ -53,16 +63,11 @@ def _event(row: tuple[int, float, int, str, float]) -> dict[str, Any]:
 
 
 def _landed(spark: Any, out: Path) -> dict[tuple[int, str, str], tuple[int, float]]:
-    """The landed aggregates, keyed by (window_start, country, kind); fails on a duplicate key."""
-    rows = spark.read.parquet(str(out / "aggregates")).collect()
+    """The landed windows, keyed by (window_start, country, kind); fails on a duplicate key."""
+    rows = spark.read.parquet(str(out / "windows")).collect()
     landed = {(r.window_start, r.country, r.kind): (r.events, r.amount) for r in rows}
     assert len(landed) == len(rows), f"duplicate (window, country, kind) rows landed: {rows}"
     return landed
-
-
-def _dead_letters(out: Path) -> list[dict[str, Any]]:
-    lines = (out / "dead_letter.jsonl").read_text().splitlines()
-    return [json.loads(line) for line in lines if line]
 
 
 def _run(out: Path, **kw: Any) -> dict[str, Any]:
@@ -77,15 +82,52 @@ def _no_running_jobs(spark: Any) -> None:
     assert tracker.getActiveJobsIds() == []
 
 
-# -- the synthetic stream ------------------------------------------------------------------------
+# -- an independent model of what the job must produce --------------------------------------------
 
 
-def _expected_synthetic(n: int) -> Counter[str]:
-    """Independent of demo.parse: which synthetic lines are bad, by kind of fault."""
+def _reason_kind(reason: str) -> str:
+    return "unparsable" if reason.startswith("unparsable") else reason
+
+
+class Model:
+    """Valid events in arrival order, grouped in micro-batches (batch mode: one event per
+    micro-batch, i.e. the watermark moves with every event); the watermark is the latest event
+    time of the earlier micro-batches minus the allowed lateness, and an event is late when its
+    window ended at or before it."""
+
+    def __init__(self, batches: list[list[tuple[float, int, str, float]]]) -> None:
+        latest = -math.inf
+        self.late = 0
+        self.windows: dict[tuple[int, str, str], list[float]] = {}
+        for batch in batches:
+            watermark = latest - LATENESS
+            for ts, user, kind, amount in batch:
+                start = int(math.floor(ts / W) * W)
+                if start + W <= watermark:
+                    self.late += 1
+                    continue
+                acc = self.windows.setdefault((start, COUNTRIES[user % len(COUNTRIES)], kind), [0, 0.0])
+                acc[0] += 1
+                acc[1] += amount
+            latest = max([latest, *(e[0] for e in batch)])
+        self.on_time = sum(int(v[0]) for v in self.windows.values())
+
+    def assert_windows(self, landed: dict[tuple[int, str, str], tuple[int, float]]) -> None:
+        assert set(landed) == set(self.windows)
+        for key, (events, amount) in landed.items():
+            assert events == self.windows[key][0], key
+            assert amount == pytest.approx(self.windows[key][1], abs=0.011), key
+
+
+def _synthetic(n: int, micro_batch: int | None = None) -> tuple[Counter[str], Model]:
+    """What ``n`` synthetic events must give: the bad ones by reason (classified here, not by
+    the demo's parser) and the model of the valid ones (in micro-batches of ``micro_batch``
+    records, or one event at a time)."""
     faults: Counter[str] = Counter()
-    for line in demo.synthetic_events(n):
+    batches: list[list[tuple[float, int, str, float]]] = [[] for _ in range(math.ceil(n / (micro_batch or 1)))]
+    for i in range(n):
         try:
-            ev = json.loads(line)
+            ev = json.loads(synthetic_event(i))
         except ValueError:
             faults["unparsable"] += 1
             continue
@@ -94,45 +136,103 @@ def _expected_synthetic(n: int) -> Counter[str]:
         elif ev["amount"] < 0:
             faults["negative amount"] += 1
         else:
-            faults["ok"] += 1
-    return faults
+            batches[i // (micro_batch or 1)].append((float(ev["ts"]), ev["user"], ev["kind"], float(ev["amount"])))
+    return faults, Model(batches)
 
 
-def test_synthetic_run_counts_add_up_exactly(spark: Any, tmp_path: Path) -> None:
+def _check_run(landed: dict[tuple[int, str, str], tuple[int, float]], out: Path, s: dict[str, Any], n: int,
+               faults: Counter[str], model: Model) -> None:
+    """The summary, the landed windows and the dead letters of a run over ``n`` synthetic events."""
+    bad = sum(faults.values())
+    assert s["records_in"] == n
+    assert s["bad"] == bad > 0
+    assert s["valid"] == n - bad
+    assert s["late"] == model.late > 0
+    assert s["dead_lettered"] == bad + model.late
+    assert s["events_in_windows"] == model.on_time == s["valid"] - s["late"]
+    assert len(landed) == s["windows_landed"]
+    model.assert_windows(landed)
+    dead = demo.read_dead_letters(str(out))
+    assert len(dead) == s["dead_lettered"]
+    kinds = Counter(_reason_kind(d["reason"]) for d in dead if not d["reason"].startswith("late event"))
+    assert kinds == faults
+    late = [d for d in dead if d["reason"].startswith("late event")]
+    assert len(late) == model.late
+    for d in late:  # a late record is dead-lettered as the parsed event, with its window and watermark
+        assert set(d["record"]) == set(FIELDS)
+        assert "had closed: the watermark was already" in d["reason"]
+
+
+# -- one pipeline function, two placements -----------------------------------------------------------
+
+
+def test_pipeline_on_the_executors_gives_the_rows_of_the_local_pipeline(spark: Any) -> None:
+    records: list[tuple[int, Any]] = [(i, synthetic_event(i)) for i in range(9_000)]
+    records += [(20_000, "{oops"), (20_001, "[1]"), (20_002, json.dumps(_event(GOOD[0])))]
+    df = spark.createDataFrame(records, "seq long, raw string").repartition(1)  # > 8192 rows in a partition
+
+    on_spark = sorted(tuple(r) for r in run_on_spark(df, pipeline, schema=EVENT_DDL).collect())
+
+    ts: TestSubscriber[tuple[Any, ...]] = TestSubscriber()
+    pipeline(Flowable.from_iterable(records)).subscribe(ts)
+    ts.await_done(60).assert_complete().assert_no_errors().assert_no_violations()
+    local = sorted(ts.values)
+    assert on_spark == local
+    assert len(local) == len(records)  # one row per record: nothing dropped
+    assert {r[7] is None for r in local} == {True, False}
+
+
+def test_pipeline_keeps_input_order_and_marks_each_bad_record(spark: Any) -> None:
+    ts: TestSubscriber[tuple[Any, ...]] = TestSubscriber(initial_request=3)
+    records = [(0, "{oops"), (1, json.dumps(_event(GOOD[1]))), (2, {"id": "x", "ts": 1, "user": 1, "kind": "view", "amount": 1})]
+    pipeline(Flowable.from_iterable(records)).subscribe(ts)
+    ts.await_done(30).assert_complete().assert_no_violations()
+    rows = ts.values
+    assert [r[0] for r in rows] == [0, 1, 2]
+    assert rows[0][7].startswith("unparsable") and json.loads(rows[0][8]) == {"reason": rows[0][7], "record": "{oops"}
+    assert rows[1][6] == "FR" and rows[1][7] is None and rows[1][8] is None
+    assert rows[2][7].startswith("bad value for 'id'") and json.loads(rows[2][8])["record"]["id"] == "x"
+
+
+# -- batch mode: exact counts ----------------------------------------------------------------------------
+
+
+def test_batch_on_the_executors_synthetic_exact_counts(spark: Any, tmp_path: Path) -> None:
     from pyspark.sql import SparkSession
 
     shuffle_partitions = spark.conf.get("spark.sql.shuffle.partitions")
-    n = 20_000
-    expected = _expected_synthetic(n)
-    s = _run(tmp_path, rows=n)
+    n = 30_000
+    faults, model = _synthetic(n)
+    s = _run(tmp_path, rows=n, partitions=3)
 
-    # the demo used the shared session and did not reconfigure it
+    # the demo used the shared session, did not reconfigure it and did not stop it
     assert spark.conf.get("spark.sql.shuffle.partitions") == shuffle_partitions
     assert SparkSession.getActiveSession() is spark
+    assert spark.range(1).count() == 1
 
-    assert s["records_in"] == n
-    assert s["valid"] == expected["ok"]
-    assert s["dead_lettered"] == n - expected["ok"] > 0
-    assert s["valid"] + s["dead_lettered"] == s["records_in"]
-    assert s["late_events"] == 0  # the synthetic stream is in time order
-
-    landed = _landed(spark, tmp_path)
-    assert len(landed) == s["aggregate_rows_landed"] == s["aggregate_rows_read_back"] > 0
-    assert sum(events for events, _ in landed.values()) == s["events_in_landed_aggregates"] == s["valid"]
-    assert {w for w, _, _ in landed} == {T0 + 10 * i for i in range(math.ceil(n / demo.EVENTS_PER_SECOND / 10))}
-
-    dead = _dead_letters(tmp_path)
-    assert len(dead) == s["dead_lettered"]
-    by_reason: Counter[str] = Counter()
-    for d in dead:
-        assert isinstance(d["record"], str) and d["record"]
-        reason = "unparsable" if d["reason"].startswith("unparsable") else d["reason"]
-        by_reason[reason] += 1
-    assert by_reason == Counter({k: v for k, v in expected.items() if k != "ok"})
-
-    # the summary's own figures
-    assert s["micro_batches"] >= 1 and s["records_per_second"] > 0 and s["peak_driver_rss_mb"] > 0
+    _check_run(_landed(spark, tmp_path), tmp_path, s, n, faults, model)
+    assert (s["mode"], s["placement"]) == ("batch", "executors")
+    # the pipeline ran in Spark's Python workers, not in this process
+    assert s["pipeline_python_pids"] and os.getpid() not in s["pipeline_python_pids"]
+    assert s["driver_pid"] == os.getpid()
+    assert s["records_per_second"] > 0 and s["peak_driver_rss_mb"] > 0
     assert s["output"] == str(tmp_path)
+
+
+def test_batch_in_the_driver_gives_the_output_of_the_executors(spark: Any, tmp_path: Path) -> None:
+    n = 12_000
+    faults, model = _synthetic(n)
+    drv = _run(tmp_path / "driver", rows=n, placement="driver")
+    exe = _run(tmp_path / "executors", rows=n, partitions=4)
+    _check_run(_landed(spark, tmp_path / "driver"), tmp_path / "driver", drv, n, faults, model)
+    assert drv["pipeline_python_pids"] == [os.getpid()]
+    for key in ("records_in", "valid", "bad", "late", "dead_lettered", "windows_landed", "events_in_windows"):
+        assert drv[key] == exe[key], key
+    assert _landed(spark, tmp_path / "driver") == _landed(spark, tmp_path / "executors")
+    key = json.dumps
+    assert sorted(map(key, demo.read_dead_letters(str(tmp_path / "driver")))) == sorted(
+        map(key, demo.read_dead_letters(str(tmp_path / "executors")))
+    )
 
 
 # -- --input: CSV, JSON lines, Parquet -----------------------------------------------------------
@@ -149,6 +249,7 @@ def _write_jsonl(path: Path) -> list[str]:
         json.dumps({"id": 103, "ts": T0 + 1, "user": 1, "kind": "teleport", "amount": 1.0}),
         "[1, 2, 3]",
         "",  # blank lines are skipped, not records
+        "  \t",
         json.dumps(_event(LATE)),
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8-sig")  # a BOM is not part of line 1
@@ -202,58 +303,104 @@ def _write_parquet(path: Path) -> list[str]:
     return ["missing field 'user'", "bad value for 'ts'", "negative amount", "unknown kind 'teleport'", "late event"]
 
 
-@pytest.mark.parametrize(
-    ("name", "writer"),
-    [("events.jsonl", _write_jsonl), ("events.csv", _write_csv), ("events.parquet", _write_parquet)],
-)
-def test_input_file_exact_counts(spark: Any, tmp_path: Path, name: str, writer: Any) -> None:
-    src = tmp_path / name
-    reasons = writer(src)
-    out = tmp_path / "out"
-    s = _run(out, input_path=str(src))
-
+def _check_file_run(spark: Any, out: Path, s: dict[str, Any], name: str, reasons: list[str]) -> None:
     assert s["records_in"] == len(GOOD) + len(reasons)
-    assert s["valid"] == len(GOOD)
+    assert s["valid"] == len(GOOD) + 1
+    assert s["bad"] == len(reasons) - 1 and s["late"] == 1
     assert s["dead_lettered"] == len(reasons)
-    assert s["late_events"] == 1
-    assert _landed(spark, out) == EXPECTED_AGGREGATES
-    assert s["aggregate_rows_landed"] == s["aggregate_rows_read_back"] == len(EXPECTED_AGGREGATES)
-    assert s["events_in_landed_aggregates"] == len(GOOD)
+    assert _landed(spark, out) == EXPECTED_WINDOWS
+    assert s["windows_landed"] == len(EXPECTED_WINDOWS)
+    assert s["events_in_windows"] == len(GOOD)
 
-    dead = _dead_letters(out)
-    assert len(dead) == len(reasons)
+    dead = demo.read_dead_letters(str(out))
     got = [d["reason"] for d in dead]
+    assert len(got) == len(reasons)
     for want, have in zip(reasons, got, strict=True):
         assert have.startswith(want), (want, got)
-    # each dead letter holds the whole record as it was read
+    # each bad record is dead-lettered whole, as it was read; a late one as the parsed event
     late = dead[-1]["record"]
-    assert (late["id"], late["ts"], late["user"], late["kind"]) == (8, T0 + 3, 1, "view")
+    assert (late["id"], late["ts"], late["user"], late["kind"], late["amount"]) == (8, T0 + 3, 1, "view", 1.0)
+    assert dead[-1]["reason"].startswith(f"late event: its window [{T0}, {T0 + 10}) had closed: the watermark was already {T0 + 140}.000")
     if name.endswith(".jsonl"):
         assert dead[0]["record"] == "{not json"
         assert json.loads(dead[2]["record"])["user"] == "abc"
     elif name.endswith(".csv"):
-        assert dead[0]["record"]["id"] == "garbage"
+        assert dead[0]["record"]["id"] == "garbage" and dead[0]["record"]["ts"] is None
         assert dead[2]["record"] == {"id": "101", "ts": str(T0 + 1), "user": "abc", "kind": "view", "amount": "1.0"}
     else:
         assert dead[0]["record"] == {"id": 100, "ts": T0 + 1, "user": None, "kind": "view", "amount": 1.0}
 
 
-def test_input_with_no_valid_record_lands_an_empty_result(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "writer"),
+    [("events.jsonl", _write_jsonl), ("events.csv", _write_csv), ("events.parquet", _write_parquet)],
+)
+def test_input_file_on_the_executors_exact_counts(spark: Any, tmp_path: Path, name: str, writer: Any) -> None:
+    src = tmp_path / name
+    reasons = writer(src)
+    out = tmp_path / "out"
+    s = _run(out, input_path=str(src))
+    _check_file_run(spark, out, s, name, reasons)
+
+
+def test_input_with_no_valid_record_lands_no_window(spark: Any, tmp_path: Path) -> None:
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     s = _run(tmp_path / "out0", input_path=str(empty))
-    assert (s["records_in"], s["dead_lettered"], s["aggregate_rows_read_back"]) == (0, 0, 0)
+    assert (s["records_in"], s["dead_lettered"], s["windows_landed"]) == (0, 0, 0)
 
     src = tmp_path / "bad.jsonl"
     src.write_text("{oops\nnull\n" + json.dumps({"id": 1, "ts": "Infinity", "user": 1, "kind": "view", "amount": 1}) + "\n")
-    s = _run(tmp_path / "out", input_path=str(src))
+    s = _run(tmp_path / "out", input_path=str(src), placement="driver")
     assert (s["records_in"], s["valid"], s["dead_lettered"]) == (3, 0, 3)
-    assert s["aggregate_rows_landed"] == s["aggregate_rows_read_back"] == s["events_in_landed_aggregates"] == 0
-    assert [d["reason"].split(":")[0] for d in _dead_letters(tmp_path / "out")] == [
+    assert s["windows_landed"] == s["events_in_windows"] == 0
+    assert [d["reason"].split(":")[0] for d in demo.read_dead_letters(str(tmp_path / "out"))] == [
         "unparsable",
         "not a JSON object but NoneType",
         "bad value for 'ts'",
     ]
+
+
+# -- streaming mode: exact counts ------------------------------------------------------------------------
+
+
+def test_streaming_rate_source_on_the_executors_exact_counts(spark: Any, tmp_path: Path) -> None:
+    n, per_batch = 3_000, 1_000
+    faults, model = _synthetic(n, micro_batch=per_batch)
+    s = _run(tmp_path, rows=n, streaming=True, batch_rows=per_batch)
+    assert (s["mode"], s["placement"]) == ("streaming", "executors")
+    assert s["micro_batches"] == n // per_batch
+    _check_run(_landed(spark, tmp_path), tmp_path, s, n, faults, model)
+    assert os.getpid() not in s["pipeline_python_pids"]
+    assert not [q for q in spark.streams.active], "the demo's streaming queries are stopped"
+
+
+def test_streaming_file_source_in_the_driver_exact_counts(spark: Any, tmp_path: Path) -> None:
+    """One file per micro-batch: Spark's watermark moves between files, so an event late in the
+    batch mode (the watermark moves with every event) may be on time here, and a window ending
+    exactly at the watermark is closed."""
+    src = tmp_path / "in"
+    src.mkdir()
+    files = [
+        [_event(GOOD[0]), _event(GOOD[1]), "{oops", _event(GOOD[2]), _event(GOOD[3])],
+        [_event(GOOD[4]), _event(GOOD[5]), _event(GOOD[6]), _event((20, T0 + 4, 0, "view", 1.0))],  # T0 + 4: on time (watermark T0 - 48)
+        [_event(LATE), _event((9, T0 + 145, 2, "view", 2.0)), _event((10, T0 + 131, 2, "view", 1.0))],  # watermark T0 + 140
+    ]
+    for k, records in enumerate(files):
+        p = src / f"part-{k}.jsonl"
+        p.write_text("\n".join(r if isinstance(r, str) else json.dumps(r) for r in records) + "\n")
+        os.utime(p, (T0 + k, T0 + k))  # Spark's file source takes the oldest file first
+    s = _run(tmp_path / "out", input_path=str(src), streaming=True, placement="driver")
+    assert (s["mode"], s["placement"], s["micro_batches"]) == ("streaming", "driver", 3)
+    assert (s["records_in"], s["bad"], s["late"]) == (12, 1, 2)
+    expected = dict(EXPECTED_WINDOWS)
+    expected[(T0, "DE", "view")] = (3, 6.5)
+    expected[(T0 + 140, "US", "view")] = (1, 2.0)
+    assert _landed(spark, tmp_path / "out") == expected
+    dead = demo.read_dead_letters(str(tmp_path / "out"))
+    assert [d["reason"].split(":")[0] for d in dead] == ["unparsable", "late event", "late event"]
+    assert sorted(d["record"]["id"] for d in dead[1:]) == [8, 10]  # T0 + 131: its window ends at the watermark
+    assert s["pipeline_python_pids"] == [os.getpid()]
 
 
 # -- bad --input / --out: a clear error before Spark does anything --------------------------------
@@ -298,6 +445,19 @@ def test_bad_input_is_a_clear_error(
     _no_running_jobs(spark)
 
 
+def test_bad_streaming_input_directory_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(demo.DemoError, match="an empty directory"):
+        _run(tmp_path / "out", input_path=str(tmp_path / "empty"), streaming=True)
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "a.jsonl").write_text("{}\n")
+    (mixed / "b.csv").write_text("id\n1\n")
+    with pytest.raises(demo.DemoError, match="must all be .csv, all JSON lines or all .parquet"):
+        _run(tmp_path / "out", input_path=str(mixed), streaming=True)
+    assert not (tmp_path / "out").exists()
+
+
 def test_error_while_reading_input_is_a_clear_error(
     spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -315,7 +475,7 @@ def test_error_while_reading_input_is_a_clear_error(
 
 
 def test_out_that_is_not_demo_output_is_left_alone(spark: Any, tmp_path: Path) -> None:
-    precious = tmp_path / "aggregates" / "precious.txt"
+    precious = tmp_path / "windows" / "precious.txt"
     precious.parent.mkdir()
     precious.write_text("keep me")
     with pytest.raises(demo.DemoError, match="not the output of an earlier demo run"):
@@ -330,70 +490,52 @@ def test_out_that_is_not_demo_output_is_left_alone(spark: Any, tmp_path: Path) -
 
 
 def test_rerun_replaces_the_previous_output(spark: Any, tmp_path: Path) -> None:
-    first = _run(tmp_path, rows=6_000)
-    landed_first = _landed(spark, tmp_path)
-    dead_first = _dead_letters(tmp_path)
-
-    again = _run(tmp_path, rows=6_000)  # the same job again: the same output, not doubled
-    assert _landed(spark, tmp_path) == landed_first
-    assert _dead_letters(tmp_path) == dead_first
-    for key in ("records_in", "valid", "dead_lettered", "aggregate_rows_landed", "aggregate_rows_read_back"):
+    src = tmp_path / "events.csv"
+    reasons = _write_csv(src)
+    first = _run(tmp_path / "out", input_path=str(src))
+    again = _run(tmp_path / "out", input_path=str(src), placement="driver")  # not doubled, nor mixed
+    _check_file_run(spark, tmp_path / "out", again, "events.csv", reasons)
+    for key in ("records_in", "valid", "dead_lettered", "windows_landed"):
         assert again[key] == first[key], key
-
-    # an interrupted earlier run (no completion marker) is replaced too, not resumed or added to
-    markers = list((tmp_path / "aggregates" / "_rstreams_commits").rglob("_COMPLETE"))
-    assert markers
-    for m in markers:
-        m.unlink()
-    src = tmp_path / "events.jsonl"
-    reasons = _write_jsonl(src)
-    other = _run(tmp_path, input_path=str(src))
-    assert _landed(spark, tmp_path) == EXPECTED_AGGREGATES
-    assert len(_dead_letters(tmp_path)) == other["dead_lettered"] == len(reasons)
 
 
 # -- the command line ----------------------------------------------------------------------------
 
 
 def test_cli_runs_the_demo_and_prints_the_summary(spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert cli.main(["demo", "--rows", "3000", "--out", str(tmp_path), "--quiet"]) == 0
-    printed = capsys.readouterr().out
+    src = tmp_path / "events.jsonl"
+    reasons = _write_jsonl(src)
+    assert cli.main(["demo", "--input", str(src), "--pipeline", "driver", "--out", str(tmp_path / "o")]) == 0
+    captured = capsys.readouterr()
+    printed = captured.out
     assert "rstreams demo: summary" in printed
-    for label in ("records in", "valid", "dead lettered", "aggregate rows landed", "records per second", "peak driver rss mb"):
+    for label in ("batch, pipeline in the driver", "records in", "valid", "dead-lettered", "late",
+                  "pipeline stage", "records/s", "windows landed", "peak driver RSS", "Python", "JVM"):
         assert label in printed, label
-    assert "3,000" in printed
-    assert _landed(spark, tmp_path)
+    # not a terminal: one short line per phase, on stderr
+    assert "rstreams demo: using the running Spark session (local[2])" in captured.err
+    assert "rstreams demo: pipeline in the driver, landed with to_spark: 14 records" in captured.err
+    assert "Traceback" not in captured.err
+    assert _landed(spark, tmp_path / "o") == EXPECTED_WINDOWS
+    assert len(demo.read_dead_letters(str(tmp_path / "o"))) == len(reasons)
 
 
 def test_cli_passes_every_option(spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import rstreams.spark as rspark
-
     seen: dict[str, Any] = {}
-    calls: list[tuple[Any, ...]] = []
 
-    def fake_session(master: str | None = None, **kw: Any) -> Any:
-        calls.append((master, kw))
-        return spark
+    def fake_run(*args: Any, **kw: Any) -> dict[str, Any]:
+        seen["args"], seen["kw"] = args, kw
+        raise demo.DemoError("stop here")
 
-    def fake_to_spark(publisher: Any, **kw: Any) -> Any:
-        seen.update(kw)
-        return real_to_spark(publisher, **kw)
-
-    real_to_spark = rspark.to_spark
-    monkeypatch.setattr(rspark, "session", fake_session)
-    monkeypatch.setattr(rspark, "to_spark", fake_to_spark)
-    src = tmp_path / "events.csv"
-    _write_csv(src)
-    out = tmp_path / "o"
-    assert cli.main(["demo", "--input", str(src), "--master", "local[3]", "--out", str(out), "--quiet"]) == 0
-    assert calls == [("local[3]", {"app_name": "rstreams-demo"})]
-    assert seen["progress"] is False and seen["path"] == str(out / "aggregates")
-    assert _landed(spark, out) == EXPECTED_AGGREGATES
+    monkeypatch.setattr(demo, "run", fake_run)
+    assert cli.main(["demo", "--streaming", "--rows", "7", "--batch-rows", "3", "--master", "local[1]",
+                     "--pipeline", "driver", "--out", "d", "--quiet"]) == 2
+    assert seen["args"] == (7, "d", "local[1]", None, True)
+    assert seen["kw"] == {"placement": "driver", "streaming": True, "batch_rows": 3}
 
     args = demo.build_parser().parse_args([])
     assert (args.rows, args.input, args.master, args.out, args.quiet) == (None, None, None, "out/demo", False)
-    args = demo.build_parser().parse_args(["--rows", "7", "--master", "local[1]", "--out", "d", "--quiet"])
-    assert (args.rows, args.input, args.master, args.out, args.quiet) == (7, None, "local[1]", "d", True)
+    assert (args.pipeline, args.streaming, args.batch_rows) == ("executors", False, 10_000)
 
 
 def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -404,6 +546,12 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
         cli.main(["demo", "--rows", "many"])
     assert "not an integer" in capsys.readouterr().err
     with pytest.raises(SystemExit):
+        cli.main(["demo", "--batch-rows", "0"])
+    assert "must be > 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--pipeline", "gpu"])
+    assert "invalid choice: 'gpu'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
         cli.main(["demo", "--rows", "10", "--input", str(tmp_path / "e.csv")])
     assert "--rows and --input exclude each other" in capsys.readouterr().err
     assert cli.main(["nope"]) == 2 and "unknown command 'nope'" in capsys.readouterr().err
@@ -413,7 +561,8 @@ def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
         cli.main(["demo", "--help"])
     assert info.value.code == 0
     helptext = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
-    for opt in ("--rows", "--input", "--master", "--out", "--quiet", "replaces its previous output"):
+    for opt in ("--rows", "--input", "--master", "--pipeline", "--streaming", "--batch-rows", "--out", "--quiet",
+                "spark://host:7077", "replaces its previous output"):
         assert opt in helptext, opt
     assert cli.main(["demo", "--input", str(tmp_path / "x.xlsx"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
@@ -424,12 +573,54 @@ def test_console_script_bad_input_exits_cleanly(tmp_path: Path) -> None:
     """The one subprocess: the installed entry point, a missing file; no traceback, no JVM wait."""
     exe = Path(sys.executable).with_name("rstreams")
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "rstreams.cli"]
-    t = time.monotonic()
     proc = subprocess.run(
         [*cmd, "demo", "--input", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")],
         capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
+    # failed before starting Spark: the first line it would print is never printed
     assert proc.stderr.strip() == f"rstreams demo: --input {str(tmp_path / 'missing.jsonl')!r}: no such file"
-    assert time.monotonic() - t < 30  # failed before starting Spark
+
+
+# -- progress that tells the truth -----------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_status_board_prints_a_line_per_phase_when_not_live() -> None:
+    out = io.StringIO()
+    board = StatusBoard("rstreams demo", live=False, stream=out)
+    board.say("starting Spark (local[*])...")
+    assert out.getvalue() == "rstreams demo: starting Spark (local[*])...\n"  # at once, before any phase
+    with board.phase("pipeline on the executors") as ph:
+        ph.update(records=1500, tasks=(3, 8))
+        ph.update(records=3000, batches=2, tasks=(8, 8), note="12 dead-lettered")
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("rstreams demo: pipeline on the executors: 3,000 records  ")
+    assert "records/s  2 micro-batches  8/8 tasks  12 dead-lettered in " in last and last.endswith(" s")
+    assert ph.finish() is ph and len(out.getvalue().splitlines()) == 2  # finishing again prints nothing
+
+
+def test_status_board_live_display_shows_the_figures() -> None:
+    pytest.importorskip("rich")
+    out = _Terminal()
+    board = StatusBoard("rstreams demo", live=True, stream=out)
+    ph = board.phase("streaming")
+    ph.update(records=42_000, batches=3)
+    ph.finish()
+    text = out.getvalue()
+    assert "streaming" in text and "42,000 records" in text and "3 micro-batches" in text and "records/s" in text
+
+
+def test_status_board_disabled_prints_nothing() -> None:
+    out = _Terminal()
+    board = StatusBoard("x", enabled=False, stream=out)
+    board.say("hello")
+    with board.phase("p") as ph:
+        ph.update(records=1)
+    assert out.getvalue() == ""
+    assert ph.records == 1

@@ -1,16 +1,21 @@
-"""Scale-out in ``local-cluster`` mode: separate executor JVMs, as on a real cluster.
+"""Scale-out in ``local-cluster`` mode: separate executor JVMs and Python workers, as on a real cluster.
 
-The shared test session is ``local[2]`` (the driver JVM is the executor). This test starts its own
-Spark application in a subprocess (one SparkContext per process) with ``local-cluster[2,1,1024]``:
-a standalone master, a worker and two executor JVMs on this machine. It checks that
-``run_on_spark`` gives exactly the local pipeline's result there (the pipeline function is pickled
-and shipped to the executors' Python workers), that ``from_dataframe`` streams the same rows back
-to the driver, and that ``to_spark`` lands what it is given. It takes 40-80 s on 2 cores.
+The shared test session is ``local[2]`` (the driver JVM is the executor). The one test here starts
+its own Spark application in a subprocess (one SparkContext per process) with
+``local-cluster[2,1,1024]``: a standalone master, a worker and two executor JVMs on this machine.
+One cluster start serves every check, since each start costs tens of seconds:
 
-If the cluster cannot start here (no ``spark-class`` launcher in the pip package, no free ports),
-the test is skipped with Spark's own message: the issue asks for local-cluster "where it starts,
-else local[2]", and every local[2] test still runs. A cluster that starts but gives a wrong answer
-fails.
+* ``rstreams demo`` as the command line runs it (the demo starts the session with its own log
+  settings), batch mode with the pipeline on the executors and in the driver, then the streaming
+  mode: exact counts against the model of test_demo.py, the pipeline ran in the executor JVMs'
+  Python workers, and the whole run, including the ordered shutdown, prints no ERROR line and no
+  stack trace;
+* ``run_on_spark`` gives exactly the local pipeline's result, ``from_dataframe`` streams the same
+  rows back to the driver, and ``to_spark`` lands what it is given.
+
+It takes 60-120 s on 2 cores. If the cluster cannot start here (no launcher in the pip package, no
+free ports), the test is skipped with Spark's own message; a cluster that starts but gives a wrong
+answer fails.
 """
 
 from __future__ import annotations
@@ -21,37 +26,41 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from .test_demo import _check_run, _synthetic
 
 pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install '.[spark]')")
 
 pytestmark = pytest.mark.spark
 
+MASTER = "local-cluster[2,1,1024]"
+BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH = 20_000, 6_000, 3_000, 1_000
+
 _SCRIPT = textwrap.dedent(
     """
     import json, os, sys, time
-    from rstreams import Flowable
-    from rstreams.spark import from_dataframe, run_on_spark, session, to_spark
+    from rstreams import Flowable, demo
+    from rstreams.spark import SparkUnavailableError, from_dataframe, run_on_spark, session, to_spark
 
-    out_dir = sys.argv[1]
+    out_dir, master = sys.argv[1], sys.argv[2]
+    rows, driver_rows, stream_rows, stream_batch = map(int, sys.argv[3:7])
     t0 = time.monotonic()
+    report = {"started": True}
     try:
-        spark = session(
-            "local-cluster[2,1,1024]",
-            app_name="rstreams-local-cluster-test",
-            spark_executor_memory="512m",
-            spark_driver_memory="1g",
-            spark_sql_shuffle_partitions=2,
-            spark_ui_enabled="false",
-            spark_driver_extraJavaOptions="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
-            spark_executor_extraJavaOptions="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
-        )
-        spark.range(0, 4, numPartitions=2).count()  # the executors have registered once this runs
-    except Exception as e:
-        print(json.dumps({"started": False, "error": f"{type(e).__name__}: {e}"[:2000]}))
+        # as `rstreams demo --master local-cluster[...]` runs it: the demo starts the session
+        report["batch"] = demo.run(rows, os.path.join(out_dir, "batch"), master, partitions=4, stop_spark=False)
+    except SparkUnavailableError as e:
+        print(json.dumps({"started": False, "error": str(e)[:2000]}))
         sys.exit(0)
-    executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+    report["driver"] = demo.run(driver_rows, os.path.join(out_dir, "driver"), placement="driver", stop_spark=False)
+    report["stream"] = demo.run(stream_rows, os.path.join(out_dir, "stream"), streaming=True, batch_rows=stream_batch,
+                                stop_spark=False)
+    spark = session()
+    report["master"] = spark.sparkContext.master
+    report["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
 
     df = spark.range(0, 20000, numPartitions=4).selectExpr("id", "cast(id % 97 as double) / 7 as x")
 
@@ -59,49 +68,71 @@ _SCRIPT = textwrap.dedent(
         return fl.map(lambda r: (r[0], r[1] * 2.0)).filter(lambda r: r[0] % 3 != 1)
 
     remote = sorted(tuple(r) for r in run_on_spark(df, pipeline, schema="id long, x double").collect())
-    rows = [tuple(r) for r in df.collect()]
-    local = sorted(pipeline(Flowable.from_iterable(rows)).to_list().blocking_first())
-
+    rows_ = [tuple(r) for r in df.collect()]
+    local = sorted(pipeline(Flowable.from_iterable(rows_)).to_list().blocking_first())
+    report["remote_equals_local"] = remote == local
+    report["remote_rows"], report["local_rows"] = len(remote), len(local)
     streamed = from_dataframe(df.orderBy("id"), as_="rows").to_list().blocking_first()
-
-    result = to_spark(Flowable.from_iterable(rows[:5000]), path=os.path.join(out_dir, "landed"),
+    report["streamed_equals_rows"] = [tuple(r) for r in streamed] == sorted(rows_)
+    result = to_spark(Flowable.from_iterable(rows_[:5000]), path=os.path.join(out_dir, "landed"),
                       spark=spark, batch_rows=1000, progress=False)
-    landed = spark.read.parquet(os.path.join(out_dir, "landed")).count()
-    print(json.dumps({
-        "started": True,
-        "master": spark.sparkContext.master,
-        "executors": executors,
-        "remote_equals_local": remote == local,
-        "remote_rows": len(remote),
-        "local_rows": len(local),
-        "streamed_equals_rows": [tuple(r) for r in streamed] == sorted(rows),
-        "landed": landed,
-        "sink_rows": result.rows,
-        "seconds": round(time.monotonic() - t0, 1),
-    }))
-    spark.stop()
+    report["landed"] = spark.read.parquet(os.path.join(out_dir, "landed")).count()
+    report["sink_rows"] = result.rows
+    report["seconds"] = round(time.monotonic() - t0, 1)
+    spark.stop()  # the ordered shutdown rstreams demo does at its end
+    print(json.dumps(report))
     """
 )
 
 
-def test_run_on_spark_in_local_cluster_mode_equals_local_pipeline(tmp_path: Path) -> None:
+def _landed(out: Path) -> dict[tuple[int, str, str], tuple[int, float]]:
+    import pyarrow.dataset as ds
+
+    rows = ds.dataset(str(out / "windows"), format="parquet").to_table().to_pylist()
+    landed = {(r["window_start"], r["country"], r["kind"]): (r["events"], r["amount"]) for r in rows}
+    assert len(landed) == len(rows)
+    return landed
+
+
+def test_local_cluster_runs_the_demo_and_run_on_spark_on_separate_processes_with_the_local_results(tmp_path: Path) -> None:
     script = tmp_path / "cluster_job.py"
     script.write_text(_SCRIPT)
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
+    env.pop("PYTEST_CURRENT_TEST", None)
     proc = subprocess.run(
-        [sys.executable, str(script), str(tmp_path)],
+        [sys.executable, str(script), str(tmp_path), MASTER, *map(str, (BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH))],
         capture_output=True,
         text=True,
-        timeout=420,
+        timeout=600,
         env=env,
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     assert proc.returncode == 0 and lines, f"the cluster job crashed (exit {proc.returncode}):\n{proc.stderr[-4000:]}"
-    report = json.loads(lines[-1])
+    report: dict[str, Any] = json.loads(lines[-1])
     if not report["started"]:
         pytest.skip(f"local-cluster mode does not start here: {report['error']}")
     assert report["master"].startswith("local-cluster")
     assert report["executors"] == 2, report
+
+    # a clean run looks clean: the demo's phase lines, and nothing from Spark but the JVM's
+    # one-line notice about the incubator module it is started with
+    err = [ln for ln in proc.stderr.splitlines() if ln.strip() and "jdk.incubator.vector" not in ln]
+    assert err and all(ln.startswith("rstreams demo: ") for ln in err), proc.stderr[-4000:]
+    assert "rstreams demo: starting Spark (local-cluster[2,1,1024])..." in err
+
+    batch, driver, stream = report["batch"], report["driver"], report["stream"]
+    for s in (batch, driver, stream):
+        assert s["master"].startswith("local-cluster") and s["executors"] == 2
+    # the pipeline ran in Python workers of both executor JVMs, neither of them the driver's
+    for s in (batch, stream):
+        assert len(s["pipeline_jvm_pids"]) == 2 and s["driver_jvm_pid"] not in s["pipeline_jvm_pids"], s
+    assert driver["pipeline_jvm_pids"] == [driver["driver_jvm_pid"]]
+
+    for key, s, n, micro_batch in (("batch", batch, BATCH_ROWS, None), ("driver", driver, DRIVER_ROWS, None),
+                                   ("stream", stream, STREAM_ROWS, STREAM_BATCH)):
+        faults, model = _synthetic(n, micro_batch)
+        _check_run(_landed(tmp_path / key), tmp_path / key, s, n, faults, model)
+
     assert report["remote_rows"] == report["local_rows"] > 0, report
     assert report["remote_equals_local"], report
     assert report["streamed_equals_rows"], report

@@ -1,6 +1,11 @@
 """Progress for long Spark work: a live display on a terminal (rich's, as the ``spark`` extra
 installs it; a plain one-line display where rich is missing), quiet under pytest, with
 ``RSTREAMS_QUIET`` set, or when the output is not a terminal; and figures for a summary at the end.
+
+:class:`Progress` counts one landing (rows, batches committed). :class:`StatusBoard` tells a
+person what a multi-phase job is doing: a line the moment a phase starts ("starting Spark
+(local[*])..."), live figures while it runs (records, records/s, micro-batches, tasks) on a
+terminal, and one short line per finished phase everywhere else (a log, a pipe, CI).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import threading
 import time
 from typing import Any, TextIO
 
-__all__ = ["Progress", "progress_enabled"]
+__all__ = ["Phase", "Progress", "StatusBoard", "progress_enabled"]
 
 
 def progress_enabled(stream: TextIO | None = None) -> bool:
@@ -130,3 +135,178 @@ class Progress:
                 self._view.close()
             self._closed = True
             return {"rows": self.rows, "batches": self.batches, "seconds": dt}
+
+
+class Phase:
+    """One phase of a :class:`StatusBoard`: figures set from any thread, shown live on a terminal.
+
+    Use it as a context manager (or call :meth:`finish`): leaving it draws the final figures, or
+    prints one line when the output is not a terminal. Records per second are records over the
+    phase's wall time so far.
+    """
+
+    def __init__(self, board: StatusBoard, label: str) -> None:
+        self.label = label
+        self.records = 0
+        self.batches: int | None = None
+        self.tasks: tuple[int, int] | None = None
+        self.note = ""
+        self.start = time.monotonic()
+        self.seconds = 0.0
+        self._board = board
+        self._lock = threading.Lock()  # figures come from Spark's threads and monitor threads
+        self._done = False
+        self._bar: Any = None
+        self._task: Any = None
+        self._ticker: threading.Thread | None = None
+        self._stop = threading.Event()
+        if board.enabled and board.live:
+            self._open_live()
+
+    # -- figures ------------------------------------------------------------------------------
+
+    def update(
+        self,
+        records: int | None = None,
+        batches: int | None = None,
+        tasks: tuple[int, int] | None = None,
+        note: str | None = None,
+    ) -> None:
+        """Set the figures that are given (absolute values, not increments)."""
+        with self._lock:
+            if records is not None:
+                self.records = records
+            if batches is not None:
+                self.batches = batches
+            if tasks is not None:
+                self.tasks = tasks
+            if note is not None:
+                self.note = note
+
+    def rate(self) -> float:
+        """Records per second so far (or over the whole phase once finished)."""
+        dt = self.seconds if self._done else time.monotonic() - self.start
+        return self.records / dt if dt > 0 else 0.0
+
+    def figures(self) -> str:
+        """The figures as one short text: ``"120,000 records  40,000 records/s  3/8 tasks"``."""
+        with self._lock:
+            parts = [f"{self.records:,} records", f"{self.rate():,.0f} records/s"]
+            if self.batches is not None:
+                parts.append(f"{self.batches} micro-batches")
+            if self.tasks is not None:
+                parts.append(f"{self.tasks[0]}/{self.tasks[1]} tasks")
+            if self.note:
+                parts.append(self.note)
+        return "  ".join(parts)
+
+    # -- display ------------------------------------------------------------------------------
+
+    def _open_live(self) -> None:
+        try:
+            from rich.console import Console
+            from rich.markup import escape
+            from rich.progress import Progress as RichProgress
+            from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
+            from rich.table import Column
+        except ImportError:
+            self._bar = None
+            self._stop.clear()
+        else:
+            console = Console(file=self._board.stream, force_terminal=True)
+            self._bar = RichProgress(
+                SpinnerColumn(),
+                TextColumn("[bold]{task.description}"),
+                TextColumn("{task.fields[figures]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+                TimeElapsedColumn(),
+                console=console,
+                transient=False,
+                auto_refresh=False,
+            )
+            self._task = self._bar.add_task(escape(self.label), total=None, figures="")
+            self._bar.start()
+        t = threading.Thread(target=self._tick, name="rstreams-status", daemon=True)
+        self._ticker = t
+        t.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.25):
+            self._draw()
+
+    def _draw(self) -> None:
+        text = self.figures()
+        if self._bar is not None:
+            self._bar.update(self._task, figures=text)
+            self._bar.refresh()
+        else:
+            self._board.stream.write(f"\r{self.label}: {text}  ")
+            self._board.stream.flush()
+
+    def finish(self, note: str | None = None) -> Phase:
+        """End the phase: final figures on a terminal, else one line. Idempotent."""
+        if note is not None:
+            self.update(note=note)
+        with self._lock:
+            if self._done:
+                return self
+            self.seconds = time.monotonic() - self.start
+            self._done = True
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._draw()
+            if self._bar is not None:
+                self._bar.stop()
+            else:
+                self._board.stream.write("\n")
+                self._board.stream.flush()
+        elif self._board.enabled:
+            self._board.say(f"{self.label}: {self.figures()} in {self.seconds:.1f} s")
+        return self
+
+    def __enter__(self) -> Phase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.finish()
+
+
+class StatusBoard:
+    """What a multi-phase job is doing, for the person running it.
+
+    :meth:`say` prints a line at once (``"rstreams demo: starting Spark (local[*])..."``);
+    :meth:`phase` opens a :class:`Phase` whose figures are redrawn live every 0.25 s on a terminal
+    (rich's display); elsewhere (``live=False``: a pipe, a log file, CI) each phase prints one
+    short line when it ends. ``enabled=False`` prints nothing at all. ``live=None`` decides by
+    :func:`progress_enabled`.
+
+    Example::
+
+        board = StatusBoard("rstreams demo", live=False)
+        board.say("starting Spark (local[*])...")
+        with board.phase("pipeline on the executors") as ph:
+            ph.update(records=1000, tasks=(8, 8))
+        # rstreams demo: pipeline on the executors: 1,000 records  ... records/s  8/8 tasks in 0.0 s
+
+    Backpressure: none to give: figures are plain assignments, read by the display thread every
+    0.25 s, so a job never waits for its progress display.
+    """
+
+    def __init__(self, name: str, *, enabled: bool = True, live: bool | None = None, stream: TextIO | None = None) -> None:
+        self.name = name
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.live = progress_enabled(self.stream) if live is None else live
+        self._lock = threading.Lock()  # one line at a time
+
+    def say(self, text: str) -> None:
+        """Print ``text`` as one line, prefixed with the job's name (nothing when disabled)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self.stream.write(f"{self.name}: {text}\n")
+            self.stream.flush()
+
+    def phase(self, label: str) -> Phase:
+        """Start a phase; finish it with ``with`` or :meth:`Phase.finish`."""
+        return Phase(self, label)
