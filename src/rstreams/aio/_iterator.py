@@ -145,6 +145,14 @@ class AsyncIteratorSubscriber(Generic[T]):
         if self.waiting:  # read after the append: see the module docstring (lost wake-up race)
             self._signal()
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off (a boundary's batch): one ``extend``, at most one wake-up."""
+        if self.done:
+            return  # cancelled (or a rule 1.7 signal): the consumer's buffer is gone (rule 3.13)
+        self.queue.extend(items)
+        if self.waiting:  # read after the extend, as on_next's append (lost wake-up race)
+            self._signal()
+
     def _none_argument(self, where: str) -> NoReturn:
         """Rule 2.13: raise TypeError to the caller; the stream is broken, so the upstream is
         cancelled and the consumer gets the TypeError too (instead of waiting forever)."""
@@ -455,6 +463,11 @@ class _AwaitSubscriber(Generic[T]):
         if item is None:
             self._none_argument("on_next")
         self.last = item
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off: only the batch's last element can be the result."""
+        if items:
+            self.last = items[-1]
 
     def on_error(self, error: BaseException) -> None:
         if error is None:

@@ -4,6 +4,16 @@ Each consumes its upstream unbounded and emits one value through a
 :class:`~rstreams.flowable._scalar.DeferredScalarSubscription` (held until requested). Over a fused
 source the whole fold runs as one C loop (``sum``, ``functools.reduce``, ``list.extend``) in chunks,
 with the ``None`` check done per chunk (by identity, at C speed), so fused and unfused results agree.
+
+The batch a boundary hands on (``observe_on``, ``subscribe_on``: the library-internal
+``on_next_batch``) is folded in one step as well: ``reduce`` is one ``functools.reduce`` (one
+``sum`` for ``operator.add`` over ints), ``to_list`` one ``extend``, ``count`` one ``len``;
+``collect``, ``to_dict``, ``all``/``any`` call the user's function in one local loop (no method
+call per element around it). Signals are those of the one-by-one path: a user function's error is
+the one it raised for that element (the elements after it are not folded), a short-circuit
+(``all``/``any``/``contains``) stops at its element, and a cancel that lands while a batch is
+folded stops the user's calls at the next element (``_live`` below; folds without user code have
+nothing to stop).
 """
 
 from __future__ import annotations
@@ -12,7 +22,7 @@ import functools
 import operator
 from collections.abc import Callable, Hashable
 from itertools import islice
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Final, Generic, Protocol, TypeVar, final
 
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import MAX_DEMAND, Subscriber, Subscription
@@ -44,9 +54,13 @@ class _Folder(Generic[T, A]):
     def step(self, acc: Any, item: T) -> Any:
         raise NotImplementedError
 
-    def chunk(self, acc: Any, items: list[T]) -> Any:
+    def chunk(self, acc: Any, items: list[T], live: _Live | None = None) -> Any:
+        """Fold a whole list; ``live`` (the subscriber, when a cancel may land meanwhile) stops the
+        calls of user code at the first element after the cancel (the result is then discarded)."""
         step = self.step
         for x in items:
+            if live is not None and live._done:
+                return acc
             acc = step(acc, x)
             if acc is _STOP:
                 return _STOP
@@ -63,6 +77,16 @@ class _StopSignal:
 
 
 _STOP: Final = _StopSignal()
+
+
+class _Live(Protocol):
+    """What a folder reads of its subscriber while folding a batch: the cancelled/terminated flag."""
+
+    _done: bool
+
+
+class _Halt(Exception):
+    """Raised inside a C-level fold (``functools.reduce``) to stop it at a cancel; never escapes."""
 
 
 class _AggregateSubscriber(Generic[T]):
@@ -127,12 +151,16 @@ class _AggregateSubscriber(Generic[T]):
         if self._done:
             return
         try:
-            acc = self._folder.chunk(self._acc, items)
+            acc = self._folder.chunk(self._acc, items, self)
+        except _Halt:
+            return  # cancelled while folding: the scalar is cancelled, nothing to signal
         except Exception as e:
             self._done = True
             self._upstream.cancel()
             self._scalar.error(e)
             return
+        if self._done:
+            return  # cancelled while folding (race: cancel vs fold; the partial acc is dropped)
         if acc is _STOP:
             self._done = True
             self._upstream.cancel()
@@ -302,7 +330,7 @@ class _Reduce(_Folder[T, Any]):
             raise none_result_error("reduce", "the reducer")
         return v
 
-    def chunk(self, acc: Any, items: list[T]) -> Any:
+    def chunk(self, acc: Any, items: list[T], live: _Live | None = None) -> Any:
         if not items:
             return acc
         if acc is NOTSET:
@@ -319,13 +347,27 @@ class _Reduce(_Folder[T, Any]):
         if self.use_sum:
             return functools.reduce(fn, items, acc)  # operator.add never returns None for numbers
 
-        def checked(a: Any, b: T) -> Any:
+        if not _may_return_none(fn):
+            return functools.reduce(fn, items, acc)  # a builtin operator: no user code to stop
+        if live is None:
+
+            def checked(a: Any, b: T) -> Any:
+                v = fn(a, b)
+                if v is None:
+                    raise none_result_error("reduce", "the reducer")
+                return v
+
+            return functools.reduce(checked, items, acc)
+
+        def checked_live(a: Any, b: T) -> Any:
+            if live._done:
+                raise _Halt  # rule 3.12: a cancel stops the reducer's calls at this element
             v = fn(a, b)
             if v is None:
                 raise none_result_error("reduce", "the reducer")
             return v
 
-        return functools.reduce(checked if _may_return_none(fn) else fn, items, acc)
+        return functools.reduce(checked_live, items, acc)
 
 
 def _may_return_none(fn: object) -> bool:
@@ -350,6 +392,18 @@ class _Collect(_Folder[T, Any]):
         self.accumulator(acc, item)
         return acc
 
+    def chunk(self, acc: Any, items: list[T], live: _Live | None = None) -> Any:
+        fn = self.accumulator
+        if live is None:
+            for x in items:
+                fn(acc, x)
+            return acc
+        for x in items:
+            if live._done:
+                break
+            fn(acc, x)
+        return acc
+
 
 class _ToList(_Folder[T, list[T]]):
     name = "to_list"
@@ -361,7 +415,7 @@ class _ToList(_Folder[T, list[T]]):
         acc.append(item)
         return acc
 
-    def chunk(self, acc: list[T], items: list[T]) -> list[T]:
+    def chunk(self, acc: list[T], items: list[T], live: _Live | None = None) -> list[T]:
         acc.extend(items)
         return acc
 
@@ -381,6 +435,22 @@ class _ToDict(_Folder[T, dict[Any, Any]]):
         acc[self.key_fn(item)] = item if vf is None else vf(item)
         return acc
 
+    def chunk(self, acc: dict[Any, Any], items: list[T], live: _Live | None = None) -> dict[Any, Any]:
+        kf = self.key_fn
+        vf = self.value_fn
+        # the same call order as step (the value is evaluated before the key)
+        if vf is None:
+            for x in items:
+                if live is not None and live._done:
+                    break
+                acc[kf(x)] = x
+        else:
+            for x in items:
+                if live is not None and live._done:
+                    break
+                acc[kf(x)] = vf(x)
+        return acc
+
 
 class _Count(_Folder[T, int]):
     name = "count"
@@ -391,7 +461,7 @@ class _Count(_Folder[T, int]):
     def step(self, acc: int, item: T) -> int:
         return acc + 1
 
-    def chunk(self, acc: int, items: list[T]) -> int:
+    def chunk(self, acc: int, items: list[T], live: _Live | None = None) -> int:
         return acc + len(items)
 
 
@@ -408,6 +478,15 @@ class _All(_Folder[T, bool]):
     def step(self, acc: bool, item: T) -> Any:
         return acc if self.predicate(item) else _STOP
 
+    def chunk(self, acc: bool, items: list[T], live: _Live | None = None) -> Any:
+        p = self.predicate
+        for x in items:
+            if live is not None and live._done:
+                break
+            if not p(x):
+                return _STOP
+        return acc
+
 
 class _Any(_Folder[T, bool]):
     name = "any"
@@ -421,6 +500,15 @@ class _Any(_Folder[T, bool]):
 
     def step(self, acc: bool, item: T) -> Any:
         return _STOP if self.predicate(item) else acc
+
+    def chunk(self, acc: bool, items: list[T], live: _Live | None = None) -> Any:
+        p = self.predicate
+        for x in items:
+            if live is not None and live._done:
+                break
+            if p(x):
+                return _STOP
+        return acc
 
 
 def _callable(name: str, fn: object) -> None:

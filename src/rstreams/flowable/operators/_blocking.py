@@ -374,6 +374,64 @@ class BlockingIterator(Generic[T]):
         finally:
             self.close()
 
+    def for_each(self, fn: Callable[[T], Any]) -> None:
+        """Call ``fn`` for every element on this thread; the batch consumer behind
+        ``blocking_for_each`` and ``blocking_subscribe``. What is buffered is taken in one local
+        loop (one ``fn`` call per element, no generator resume), replenishing by ``limit`` as the
+        one-by-one path does (rule 1.1). A cancel (``close()`` from any thread) stops it at the next
+        element; an exception from ``fn`` cancels and propagates (as the stream's error does). The
+        iterator is closed on return."""
+        try:
+            if self._closed:
+                return
+            if not self._started:
+                self._start()
+            it = self._it
+            if it is not None:  # fused synchronous chain: pull its builtin iterator directly
+                fz = self._fusion
+                for x in it:
+                    if x is None:
+                        raise (
+                            fz.none_error()
+                            if fz is not None
+                            else NoneElementError(null_element_message("on_next"))
+                        )
+                    fn(x)
+                    if self._closed:
+                        return
+                return
+            sub = self._sub
+            if sub is None:
+                return
+            q = sub._queue
+            popleft = q.popleft
+            lim = sub._limit
+            while True:
+                n = len(q)  # single consumer: these n stay in the deque until we pop them
+                if n:
+                    c = sub._consumed
+                    if n > lim - c:
+                        n = lim - c
+                    for _ in range(n):
+                        if sub._cancelled:  # close() from any thread: stop at this element
+                            return
+                        fn(popleft())
+                    c += n
+                    if c == lim:
+                        sub._consumed = 0
+                        s = sub._upstream.get()
+                        if s is not None:
+                            s.request(lim)  # replenish (a synchronous upstream refills the deque here)
+                    else:
+                        sub._consumed = c
+                    continue
+                v = sub.poll(self._timeout)  # blocks; accounts the element; raises the stream's error
+                if v is _END:
+                    return
+                fn(v)
+        finally:
+            self.close()
+
     def __next__(self) -> T:
         if self._closed:
             raise StopIteration
@@ -477,6 +535,14 @@ class _EventSubscriber(Generic[T]):
         else:
             self._value = item
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off: the first element, or the batch's last, in one step."""
+        if items:
+            if self._first:
+                self.on_next(items[0])  # it cancels: the rest of the batch is never looked at
+            else:
+                self._value = items[-1]
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             _none_argument(self, "on_error")
@@ -578,9 +644,7 @@ def blocking_for_each(source: Flowable[T], fn: Callable[[T], Any], prefetch: int
     ``fn`` cancels the subscription and the exception propagates; a stream error is raised."""
     if not callable(fn):
         raise TypeError(f"blocking_for_each(): fn must be callable, got {type(fn).__name__}")
-    with blocking_iterable(source, prefetch) as it:  # leaving the block early cancels (rule 3.5)
-        for x in it:
-            fn(x)
+    blocking_iterable(source, prefetch).for_each(fn)  # batches taken in one loop; closes (rule 3.5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,32 +666,21 @@ def blocking_subscribe(
         if fn is not None and not callable(fn):
             raise TypeError(f"blocking_subscribe(): {name} must be callable or None")
     it = BlockingIterator(source, 128)
-    gen = iter(it)  # the generator fast path: buffered elements straight from the deque
     try:
-        while True:
-            try:
-                x = next(gen)
-            except StopIteration:
-                break
-            except Exception as e:  # the stream's error
-                if on_error is None:
-                    raise
-                on_error(e)  # raises on the caller's thread if it raises
-                return
-            if on_next is not None:
-                try:
-                    on_next(x)
-                except Exception as e:  # the callback's error: cancel, then as a stream error
-                    gen.close()
-                    if on_error is None:
-                        raise
-                    on_error(e)
-                    return
-    finally:
-        gen.close()  # its finally closes the iterator: cancels the upstream if still running
-        it.close()
+        # buffered batches go to on_next in one local loop; for_each closes the iterator (a
+        # cancel when the upstream still runs) before anything below runs
+        it.for_each(on_next if on_next is not None else _ignore)
+    except Exception as e:  # the stream's error, or on_next's (the upstream is cancelled by now)
+        if on_error is None:
+            raise
+        on_error(e)  # raises on the caller's thread if it raises
+        return
     if on_complete is not None:
         on_complete()
+
+
+def _ignore(_: object) -> None:
+    pass
 
 
 # ---------------------------------------------------------------------------------------------
@@ -660,6 +713,11 @@ class _FutureSubscriber(Generic[T]):
         if item is None:
             _none_argument(self, "on_next")
         self._value = item
+
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch hand-off: only the batch's last element can be the result."""
+        if items:
+            self._value = items[-1]
 
     def on_error(self, error: BaseException) -> None:
         if error is None:

@@ -1,0 +1,273 @@
+"""Terminal consumers and bridges take the batch a boundary hands on (``on_next_batch``) in one step,
+with the signals of the one-by-one path: the same results, the same user-function calls, an error
+named by the element that raised it, a ``None`` element still a rule 2.13 error, a cancel that stops
+at its element, and rule 1.1 accounting (issue 22).
+
+Each scenario runs twice over the same boundary: batched (the consumer right after ``observe_on``)
+and one by one (``do_on_next`` in between takes no batches, so the drain calls ``on_next`` per
+element)."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from operators.harness import Boom
+from rstreams import Flowable, schedulers
+from rstreams.flowable.operators import _aggregate, _blocking
+from rstreams.testing import TestSubscriber
+
+N = 3000
+
+
+def _noop(_: object) -> None:
+    pass
+
+
+def _boundary(batched: bool, src: Flowable[Any] | None = None) -> Flowable[Any]:
+    f = (src if src is not None else Flowable.range(0, N)).subscribe_on(schedulers.single()).observe_on(schedulers.new_thread())
+    return f if batched else f.do_on_next(_noop)
+
+
+@pytest.fixture
+def batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Sizes of the batches the aggregates and the bridges took in one step."""
+    seen: list[int] = []
+
+    def spy(cls: Any) -> None:
+        orig = cls.on_next_batch
+
+        def on_next_batch(self: Any, items: list[Any]) -> None:
+            seen.append(len(items))
+            orig(self, items)
+
+        monkeypatch.setattr(cls, "on_next_batch", on_next_batch)
+
+    spy(_aggregate._AggregateSubscriber)
+    spy(_blocking._QueueSubscriber)
+    spy(_blocking._EventSubscriber)
+    spy(_blocking._FutureSubscriber)
+    return seen
+
+
+def _run(f: Flowable[Any]) -> tuple[list[Any], str | None]:
+    ts: TestSubscriber[Any] = f.test()
+    ts.await_done(10)
+    ts.assert_no_violations()
+    err = ts.errors[0] if ts.errors else None
+    return ts.values, None if err is None else f"{type(err).__name__}: {err}"
+
+
+_AGGREGATES: dict[str, Callable[[Flowable[Any], list[Any]], Flowable[Any]]] = {
+    "reduce(add)": lambda f, calls: f.reduce(operator.add),
+    "reduce(lambda)": lambda f, calls: f.reduce(lambda a, b: calls.append(b) or a + b),
+    "reduce(seed)": lambda f, calls: f.reduce(lambda a, b: calls.append(b) or a + b, 10),
+    "collect": lambda f, calls: f.collect(list, lambda c, x: calls.append(x) or c.append(x)),
+    "to_list": lambda f, calls: f.to_list(),
+    "to_dict": lambda f, calls: f.to_dict(lambda x: calls.append(x) or x % 100),
+    "to_dict(value)": lambda f, calls: f.to_dict(lambda x: x % 7, lambda x: calls.append(x) or -x),
+    "count": lambda f, calls: f.count(),
+    "all": lambda f, calls: f.all(lambda x: calls.append(x) or x < 2500),
+    "any": lambda f, calls: f.any(lambda x: calls.append(x) or x == 2200),
+    "contains": lambda f, calls: f.contains(1777),
+}
+
+
+@pytest.mark.parametrize("name", list(_AGGREGATES))
+def test_aggregates_take_a_boundary_batch_in_one_step_with_the_one_by_one_signals(name: str, batches: list[int]) -> None:
+    make = _AGGREGATES[name]
+    calls_b: list[Any] = []
+    calls_e: list[Any] = []
+    batched = _run(make(_boundary(True), calls_b))
+    assert batches, "the aggregate took no batch"
+    batches.clear()
+    one_by_one = _run(make(_boundary(False), calls_e))
+    assert not batches
+    assert batched == one_by_one
+    assert calls_b == calls_e
+
+
+@pytest.mark.parametrize("name", ["reduce(lambda)", "collect", "to_dict", "to_dict(value)", "all", "any"])
+def test_a_user_function_failing_mid_batch_is_that_elements_error_and_stops_there(name: str) -> None:
+    make = _AGGREGATES[name]
+    # the user functions append to `calls`: this list raises when 1234 is appended
+
+    class Raising(list[Any]):
+        def append(self, x: Any) -> None:
+            super().append(x)
+            if x == 1234:
+                raise Boom(f"element {x}")
+
+    outs = []
+    for batched in (True, False):
+        calls = Raising()
+        outs.append((_run(make(_boundary(batched), calls)), list(calls)))
+    assert outs[0] == outs[1]
+    (values, err), calls = outs[0]
+    if name in ("all", "any") and calls[-1] != 1234:
+        return  # decided before the raising element (any: 2200 > 1234 is never reached first)
+    assert values == [] and err == "Boom: element 1234" and calls[-1] == 1234
+
+
+def test_reduce_returning_none_mid_batch_is_a_rule_2_13_error_at_that_element() -> None:
+    def run(batched: bool) -> tuple[tuple[list[Any], str | None], list[int]]:
+        calls: list[int] = []
+        return _run(_boundary(batched).reduce(lambda a, b: calls.append(b) or (None if b == 999 else a + b))), calls
+
+    outs = [run(True), run(False)]
+    assert outs[0] == outs[1]
+    (values, err), calls = outs[0]
+    assert values == [] and err is not None and err.startswith("NoneElementError") and calls[-1] == 999
+
+
+@pytest.mark.parametrize("terminal", ["to_list", "count", "reduce", "blocking_last", "blocking_for_each", "async"])
+def test_a_none_element_through_a_boundary_is_a_rule_2_13_error(terminal: str) -> None:
+    for batched in (True, False):
+        src = Flowable.from_iterable(range(N)).map(lambda x: None if x == 2000 else x)
+        f = _boundary(batched, src)
+        if terminal == "to_list":
+            _, err = _run(f.to_list())
+        elif terminal == "count":
+            _, err = _run(f.count())
+        elif terminal == "reduce":
+            _, err = _run(f.reduce(operator.add))
+        else:
+            with pytest.raises(TypeError, match="map"):
+                if terminal == "blocking_last":
+                    f.blocking_last(timeout=10)
+                elif terminal == "blocking_for_each":
+                    f.blocking_for_each(_noop)
+                else:
+                    asyncio.run(_consume(f))
+            continue
+        assert err is not None and err.startswith("NoneElementError") and "map" in err
+
+
+async def _consume(f: Flowable[Any]) -> None:
+    async for _ in f:
+        pass
+
+
+def test_a_cancel_while_a_batch_is_folded_stops_the_user_calls_at_the_next_element() -> None:
+    def run(batched: bool) -> list[int]:
+        ts: TestSubscriber[Any] = TestSubscriber()
+        calls: list[int] = []
+
+        def fn(a: int, b: int) -> int:
+            calls.append(b)
+            if b == 500:
+                ts.cancel()  # the fold is in the middle of a batch here
+            return a + b
+
+        _boundary(batched).reduce(fn).subscribe(ts)
+        for _ in range(500):
+            if len(calls) >= 500:
+                break
+            threading.Event().wait(0.01)
+        threading.Event().wait(0.1)  # room for calls after the cancel, were there any
+        ts.assert_no_values().assert_not_complete().assert_no_violations()
+        return list(calls)
+
+    assert run(True) == run(False) == list(range(1, 501))
+
+
+def test_blocking_bridges_give_the_one_by_one_results(batches: list[int]) -> None:
+    for batched in (True, False):
+        batches.clear()
+        assert _boundary(batched).blocking_first(timeout=10) == 0
+        assert _boundary(batched).blocking_last(timeout=10) == N - 1
+        assert _boundary(batched).to_future().result(10) == N - 1
+        assert list(_boundary(batched).blocking_iterable()) == list(range(N))
+        out: list[int] = []
+        _boundary(batched).blocking_for_each(out.append)
+        assert out == list(range(N))
+        out2: list[int] = []
+        done = threading.Event()
+        _boundary(batched).blocking_subscribe(out2.append, None, done.set)
+        assert out2 == list(range(N)) and done.is_set()
+        assert bool(batches) == batched
+
+
+@pytest.mark.parametrize("prefetch", [1, 5, 16, 128])
+def test_blocking_for_each_keeps_at_most_prefetch_in_flight(prefetch: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    peak = [0]
+    orig = _blocking._QueueSubscriber.on_next_batch
+
+    def on_next_batch(self: Any, items: list[Any]) -> None:
+        orig(self, items)
+        peak[0] = max(peak[0], len(self._queue))
+
+    monkeypatch.setattr(_blocking._QueueSubscriber, "on_next_batch", on_next_batch)
+    out: list[int] = []
+    _boundary(True).blocking_for_each(out.append, prefetch=prefetch)  # an overflow would raise (rule 1.1)
+    assert out == list(range(N)) and 0 < peak[0] <= prefetch
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_blocking_for_each_failing_mid_batch_cancels_and_raises_that_error(batched: bool) -> None:
+    cancelled = threading.Event()
+    calls: list[int] = []
+
+    def fn(x: int) -> None:
+        calls.append(x)
+        if x == 700:
+            raise Boom("700")
+
+    src = Flowable.range(0, N).do_on_cancel(cancelled.set)
+    with pytest.raises(Boom, match="700"):
+        _boundary(batched, src).blocking_for_each(fn)
+    assert calls == list(range(701)) and cancelled.wait(5)
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_blocking_subscribe_on_next_failing_mid_batch_goes_to_on_error_after_a_cancel(batched: bool) -> None:
+    cancelled = threading.Event()
+    calls: list[int] = []
+    errors: list[BaseException] = []
+
+    def fn(x: int) -> None:
+        calls.append(x)
+        if x == 333:
+            raise Boom("333")
+
+    src = Flowable.range(0, N).do_on_cancel(cancelled.set)
+    _boundary(batched, src).blocking_subscribe(fn, errors.append, lambda: errors.append(AssertionError("completed")))
+    assert calls == list(range(334)) and [str(e) for e in errors] == ["333"] and cancelled.wait(5)
+
+
+def test_blocking_for_each_closed_from_another_thread_stops_at_the_next_element() -> None:
+    it = _boundary(True, Flowable.range(0, 10**9)).blocking_iterable(prefetch=64)
+    calls: list[int] = []
+
+    def fn(x: int) -> None:
+        calls.append(x)
+        if x == 100:
+            t = threading.Thread(target=it.close)
+            t.start()
+            t.join()
+
+    it.for_each(fn)
+    assert calls == list(range(101))
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_async_for_and_await_over_a_boundary(batched: bool) -> None:
+    cancelled = threading.Event()
+
+    async def main() -> tuple[list[int], int, list[int]]:
+        seen = [x async for x in _boundary(batched)]
+        last = await _boundary(batched)
+        head: list[int] = []
+        async for x in _boundary(batched, Flowable.range(0, 10**9).do_on_cancel(cancelled.set)):
+            head.append(x)
+            if x == 300:
+                break
+        return seen, last, head
+
+    seen, last, head = asyncio.run(main())
+    assert seen == list(range(N)) and last == N - 1 and head == list(range(301)) and cancelled.wait(5)
