@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import operator
+from collections.abc import Callable
+from typing import Any
 
 from benchmarks._common import flowable, reactivex
 from benchmarks._harness import Context, Target, benchmark
@@ -85,3 +87,25 @@ def _rx_from_iterable(ctx: Context) -> int:
 def _rx_range(ctx: Context) -> int:
     rx, ops = reactivex()
     return rx.range(0, ctx.n).pipe(ops.map(f), ops.filter(p), ops.reduce(add)).run()  # type: ignore[no-any-return]
+
+
+def _traced(chain: Callable[[Any], int]) -> int:
+    from rstreams import plugins
+
+    plugins.enable_assembly_tracing()
+    try:
+        return chain(flowable())
+    finally:
+        plugins.disable_assembly_tracing()
+
+
+# Assembly tracing on (rstreams.plugins.enable_assembly_tracing()): fused, the chain stays folded
+# and only its last stage is traced; unfused, one pass-through call per element per stage.
+@B.variant("Flowable.range fused, assembly tracing on")
+def _fused_traced(ctx: Context) -> int:
+    return _traced(lambda F: F.range(0, ctx.n).map(f).filter(p).reduce(add).blocking_first())
+
+
+@B.variant("Flowable.range hidden, assembly tracing on")
+def _hidden_traced(ctx: Context) -> int:
+    return _traced(lambda F: F.range(0, ctx.n).hide().map(f).filter(p).reduce(add).blocking_first())

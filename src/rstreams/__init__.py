@@ -88,3 +88,13 @@ def __getattr__(name: str) -> Any:
 
         return getattr(flowable, name)
     raise AttributeError(f"module 'rstreams' has no attribute {name!r}")
+
+
+def _tracing_from_environment() -> None:
+    import os
+
+    if os.environ.get("RSTREAMS_ASSEMBLY_TRACING", "").strip().lower() in ("1", "true", "yes", "on"):
+        plugins.enable_assembly_tracing()
+
+
+_tracing_from_environment()

@@ -1,4 +1,7 @@
-"""Global hooks (public re-export of :mod:`rstreams._internal.plugins`).
+"""Global hooks: undeliverable errors, assembly tracing, the assembly hook.
+
+Everything here is process-wide state: installing a hook or switching tracing on affects every
+pipeline assembled afterwards, in every thread. Tests restore the defaults with :func:`reset`.
 
 Example::
 
@@ -6,8 +9,89 @@ Example::
     with plugins.collect_errors() as errors:
         ...
     assert not errors
+
+    plugins.enable_assembly_tracing()     # or RSTREAMS_ASSEMBLY_TRACING=1 before importing rstreams
+    ...                                   # errors now carry notes such as "at .map(parse) (etl.py:42)"
+    plugins.reset()                       # every hook back to its default, tracing off
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from ._internal.plugins import collect_errors, get_error_handler, on_error, set_error_handler
 
-__all__ = ["on_error", "set_error_handler", "get_error_handler", "collect_errors"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .flowable import Flowable
+
+__all__ = [
+    "assembly_tracing_enabled",
+    "collect_errors",
+    "disable_assembly_tracing",
+    "enable_assembly_tracing",
+    "get_error_handler",
+    "get_on_assembly",
+    "on_error",
+    "reset",
+    "set_error_handler",
+    "set_on_assembly",
+]
+
+
+def enable_assembly_tracing() -> None:
+    """Record where each stage is assembled; errors passing through a stage get a note naming it.
+
+    Off by default (``RSTREAMS_ASSEMBLY_TRACING=1`` in the environment switches it on at import).
+    Applies to Flowables assembled after the call. Off, it costs nothing; on, one frame look-up per
+    assembled stage and one pass-through call per element per stage (fused synchronous chains stay
+    fused). The note reads ``at .map(parse) (etl.py:42)``: the operator, its function and the
+    user's line that built it, from the stage that raised down to the subscriber.
+    """
+    from .flowable import _assembly
+
+    _assembly.set_tracing(True)
+
+
+def disable_assembly_tracing() -> None:
+    """Stop recording assembly sites (stages assembled while it was on keep theirs)."""
+    from .flowable import _assembly
+
+    _assembly.set_tracing(False)
+
+
+def assembly_tracing_enabled() -> bool:
+    """Whether assembly tracing is on."""
+    from .flowable import _assembly
+
+    return _assembly.tracing_enabled()
+
+
+def set_on_assembly(hook: Callable[[Flowable[Any]], Flowable[Any]] | None) -> None:
+    """Call ``hook`` with every Flowable a public ``Flowable`` method or factory returns.
+
+    The hook returns the Flowable it was given (to inspect it) or one that stands in for it (to
+    wrap it); a stand-in must offer the same interface (``publish()`` returns a
+    ConnectableFlowable). It runs at assembly, on the assembling thread, for the library's own
+    assemblies too. ``None`` removes it. Off (no hook), assembly costs nothing extra.
+    """
+    from .flowable import _assembly
+
+    _assembly.set_assembly_hook(hook)
+
+
+def get_on_assembly() -> Callable[[Flowable[Any]], Flowable[Any]] | None:
+    """The installed assembly hook, or None."""
+    from .flowable import _assembly
+
+    return _assembly.assembly_hook()
+
+
+def reset() -> None:
+    """Every hook back to its default: logging error handler, no assembly hook, tracing off."""
+    set_error_handler(None)
+    from .flowable import _assembly
+
+    _assembly.set_assembly_hook(None)
+    _assembly.set_tracing(False)
