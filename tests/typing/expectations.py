@@ -116,6 +116,7 @@ assert_type(ints.zip_with(strs, lambda i, s: len(s) + i), Flowable[int])
 # ------------------------------------------------------------------ transform, with lambdas
 assert_type(ints.map(lambda x: str(x)), Flowable[str])
 assert_type(ints.filter(lambda x: x > 1), Flowable[int])
+assert_type(ints.checkpoint("parsed", trace=True), Flowable[int])
 assert_type(ints.flat_map(lambda x: Flowable.just(x, x * 10)), Flowable[int])
 assert_type(ints.flat_map(lambda x: Flowable.just(str(x)), max_concurrency=4), Flowable[str])
 assert_type(ints.concat_map(lambda x: Flowable.range(0, x)), Flowable[int])

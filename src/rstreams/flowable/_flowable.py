@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from .operators._blocking import blocking_subscribe as _i_blocking_subscribe
     from .operators._blocking import to_future as _i_to_future
     from .operators._buffer import buffer as _i_buffer
+    from .operators._checkpoint import checkpoint as _i_checkpoint
     from .operators._combine_latest import combine_latest as _i_combine_latest
     from .operators._combine_latest import with_latest_from as _i_with_latest_from
     from .operators._concat import concat as _i_concat
@@ -140,6 +141,7 @@ else:
     _i_blocking_subscribe = lazy_function(".operators._blocking", "blocking_subscribe", "_i_blocking_subscribe", globals())
     _i_buffer = lazy_function(".operators._buffer", "buffer", "_i_buffer", globals())
     _i_cache = lazy_function(".operators._multicast", "cache", "_i_cache", globals())
+    _i_checkpoint = lazy_function(".operators._checkpoint", "checkpoint", "_i_checkpoint", globals())
     _i_collect = lazy_function(".operators._aggregate", "collect", "_i_collect", globals())
     _i_combine_latest = lazy_function(".operators._combine_latest", "combine_latest", "_i_combine_latest", globals())
     _i_concat = lazy_function(".operators._concat", "concat", "_i_concat", globals())
@@ -571,6 +573,24 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Scheduler: none; signals stay on the upstream's thread.
         """
         return _i_hide(self)
+
+    def checkpoint(self, description: str | None = None, *, trace: bool = False) -> Flowable[T]:
+        """Mark this point of the pipeline: an error passing it gets a note with ``description``.
+
+        Example::
+
+            ts = Flowable.just(0).map(lambda x: 1 // x).checkpoint("ratios").test()
+            ts.errors[0].__notes__   # ['checkpoint: ratios']
+
+        As Reactor's ``checkpoint``: ``trace=True`` adds the user's ``file:line`` that built the
+        checkpoint (``checkpoint: ratios (etl.py:42)``), found once at assembly; without a
+        description the note is ``checkpoint (etl.py:42)``. The error and its traceback are
+        otherwise unchanged. See also ``rstreams.plugins.enable_assembly_tracing()``.
+
+        Backpressure: passes requests through.
+        Scheduler: none; signals stay on the upstream's thread.
+        """
+        return _i_checkpoint(self, description, trace)
 
     # ------------------------------------------------------------------------------------------
     # Sources
