@@ -122,6 +122,7 @@ ENTRIES: dict[str, Entry] = {
     "filter": Entry(lambda n: Flowable.range(0, 2 * n).filter(lambda x: x % 2 == 0), max_elements=BIG // 2),
     "filter_hidden": Entry(lambda n: Flowable.range(0, 2 * n).hide().filter(lambda x: x % 2 == 0), max_elements=BIG // 2),
     "hide": Entry(lambda n: _r(n).hide()),
+    "log": Entry(lambda n: _r(n).log("tck", signals=["on_next", "request", "cancel"]), failed=lambda: _boom().log("tck")),
     "checkpoint": Entry(lambda n: _r(n).checkpoint("tck", trace=True), failed=lambda: _boom().checkpoint("tck")),
     "flat_map_iterable": Entry(lambda n: _r(n).flat_map_iterable(lambda x: [x])),
     "flat_map_iterable_hidden": Entry(lambda n: _r(n).hide().flat_map_iterable(lambda x: [x])),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 from collections.abc import AsyncIterator
 from typing import Any, assert_type
 
@@ -117,6 +118,7 @@ assert_type(ints.zip_with(strs, lambda i, s: len(s) + i), Flowable[int])
 assert_type(ints.map(lambda x: str(x)), Flowable[str])
 assert_type(ints.filter(lambda x: x > 1), Flowable[int])
 assert_type(ints.checkpoint("parsed", trace=True), Flowable[int])
+assert_type(ints.log("ints", logging.DEBUG, ["request", "on_next"]), Flowable[int])
 assert_type(ints.flat_map(lambda x: Flowable.just(x, x * 10)), Flowable[int])
 assert_type(ints.flat_map(lambda x: Flowable.just(str(x)), max_concurrency=4), Flowable[str])
 assert_type(ints.concat_map(lambda x: Flowable.range(0, x)), Flowable[int])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import builtins
 import concurrent.futures
+import logging
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
     from .operators._flat_map import flat_map as _i_flat_map
     from .operators._flat_map_iterable import flat_map_iterable as _i_flat_map_iterable
     from .operators._lift import lift as _i_lift
+    from .operators._log import log as _i_log
     from .operators._map_filter import filter_ as _i_filter_
     from .operators._map_filter import hide as _i_hide
     from .operators._map_filter import map_ as _i_map_
@@ -180,6 +182,7 @@ else:
     _i_ignore_elements = lazy_function(".operators._default_if_empty", "ignore_elements", "_i_ignore_elements", globals())
     _i_last = lazy_function(".operators._element_at", "last", "_i_last", globals())
     _i_lift = lazy_function(".operators._lift", "lift", "_i_lift", globals())
+    _i_log = lazy_function(".operators._log", "log", "_i_log", globals())
     _i_make_error = lazy_function(".sources._basic", "error", "_i_make_error", globals())
     _i_map_ = lazy_function(".operators._map_filter", "map_", "_i_map_", globals())
     _i_merge = lazy_function(".operators._merge", "merge", "_i_merge", globals())
@@ -591,6 +594,35 @@ class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
         Scheduler: none; signals stay on the upstream's thread.
         """
         return _i_checkpoint(self, description, trace)
+
+    def log(
+        self,
+        name: str | None = None,
+        level: int = logging.INFO,
+        signals: Iterable[str] | None = None,
+        *,
+        logger: logging.Logger | None = None,
+    ) -> Flowable[T]:
+        """Log the signals crossing this point through :mod:`logging` (Reactor's ``log``).
+
+        Example::
+
+            logging.basicConfig(level=logging.INFO)
+            Flowable.range(0, 3).log("numbers").take(2).blocking_subscribe(print)
+            # INFO:rstreams.log.numbers:numbers | on_subscribe() | thread MainThread
+            # INFO:rstreams.log.numbers:numbers | request(2) | thread MainThread
+            # INFO:rstreams.log.numbers:numbers | cancel() | thread MainThread
+
+        ``signals`` chooses among ``"on_subscribe"``, ``"request"``, ``"on_next"``, ``"on_error"``,
+        ``"on_complete"`` and ``"cancel"``; by default every one but ``"on_next"``. Each record
+        names the stage (``name``, or ``log#<n>``) and the thread; the logger is
+        ``rstreams.log.<name>`` (``rstreams.log`` without a name) unless ``logger`` is given, and
+        records go out at ``level``, errors included.
+
+        Backpressure: passes requests through (and logs them).
+        Scheduler: none; each record is written on the thread that makes the signal.
+        """
+        return _i_log(self, name, level, signals, logger)
 
     # ------------------------------------------------------------------------------------------
     # Sources
