@@ -1,4 +1,4 @@
-"""Global hooks: undeliverable errors, assembly tracing, the assembly hook.
+"""Global hooks: undeliverable errors, assembly tracing, the assembly and scheduled-task hooks.
 
 Everything here is process-wide state: installing a hook or switching tracing on affects every
 pipeline assembled afterwards, in every thread. Tests restore the defaults with :func:`reset`.
@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._internal.plugins import collect_errors, get_error_handler, on_error, set_error_handler
+from ._internal.plugins import (
+    collect_errors,
+    get_error_handler,
+    get_schedule_hook,
+    on_error,
+    set_error_handler,
+    set_schedule_hook,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,10 +40,12 @@ __all__ = [
     "enable_assembly_tracing",
     "get_error_handler",
     "get_on_assembly",
+    "get_on_schedule",
     "on_error",
     "reset",
     "set_error_handler",
     "set_on_assembly",
+    "set_on_schedule",
 ]
 
 
@@ -74,7 +83,9 @@ def set_on_assembly(hook: Callable[[Flowable[Any]], Flowable[Any]] | None) -> No
     The hook returns the Flowable it was given (to inspect it) or one that stands in for it (to
     wrap it); a stand-in must offer the same interface (``publish()`` returns a
     ConnectableFlowable). It runs at assembly, on the assembling thread, for the library's own
-    assemblies too. ``None`` removes it. Off (no hook), assembly costs nothing extra.
+    assemblies too, but not for the Flowables the hook assembles itself (so ``lambda f:
+    f.do_on_subscribe(...)`` does not recurse). ``None`` removes it. Off (no hook), assembly
+    costs nothing extra.
     """
     from .flowable import _assembly
 
@@ -88,9 +99,39 @@ def get_on_assembly() -> Callable[[Flowable[Any]], Flowable[Any]] | None:
     return _assembly.assembly_hook()
 
 
+def set_on_schedule(hook: Callable[[Callable[[], object]], Callable[[], object]] | None) -> None:
+    """Pass every task given to a scheduler's worker through ``hook``; it returns the task to run.
+
+    Called on the scheduling thread at schedule time (each run of a periodic task is scheduled
+    anew), so a wrapper can capture what the scheduling thread knows (a tracing span, a request
+    id) and restore it on the worker's thread. Every scheduler of :mod:`rstreams.schedulers`, the
+    ``TestScheduler`` and the asyncio scheduler honour it. A hook that raises is reported to
+    :func:`on_error` and the task runs unwrapped. ``None`` removes it.
+
+    Example::
+
+        def timed(task):
+            def run():
+                t0 = time.perf_counter()
+                try:
+                    task()
+                finally:
+                    durations.append(time.perf_counter() - t0)
+            return run
+        plugins.set_on_schedule(timed)
+    """
+    set_schedule_hook(hook)
+
+
+def get_on_schedule() -> Callable[[Callable[[], object]], Callable[[], object]] | None:
+    """The installed scheduled-task hook, or None."""
+    return get_schedule_hook()
+
+
 def reset() -> None:
-    """Every hook back to its default: logging error handler, no assembly hook, tracing off."""
+    """Every hook back to its default: logging error handler, no assembly or schedule hook, tracing off."""
     set_error_handler(None)
+    set_schedule_hook(None)
     from .flowable import _assembly
 
     _assembly.set_assembly_hook(None)

@@ -1,4 +1,4 @@
-"""Global hooks. Today: the undeliverable-error hook.
+"""Global hooks: the undeliverable-error hook and the scheduled-task hook.
 
 An error that cannot be delivered downstream (it arrived after a cancel or a terminal signal, or a
 Subscriber raised from a signal method, rule 2.13) is never dropped silently: it goes to
@@ -22,10 +22,19 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ..errors import UndeliverableError
 
-__all__ = ["on_error", "set_error_handler", "get_error_handler", "collect_errors"]
+__all__ = [
+    "collect_errors",
+    "get_error_handler",
+    "get_schedule_hook",
+    "on_error",
+    "on_schedule",
+    "set_error_handler",
+    "set_schedule_hook",
+]
 
 _log = logging.getLogger("rstreams")
 
@@ -99,3 +108,47 @@ def collect_errors() -> Iterator[list[BaseException]]:
         yield collected
     finally:
         set_error_handler(previous)
+
+
+# ---------------------------------------------------------------------------------------------
+# Scheduled tasks: every Worker.schedule (and the immediate worker's periodic loop) passes its task
+# through on_schedule, so a hook can wrap it (carry a tracing context, time it, name it). Off (no
+# hook), on_schedule is one global read.
+
+ScheduleHook = Callable[[Callable[[], object]], Callable[[], object]]
+
+_schedule_hook: ScheduleHook | None = None
+
+
+def set_schedule_hook(hook: ScheduleHook | None) -> None:
+    """Install ``hook`` (task -> task to run instead) for every task scheduled from now on."""
+    global _schedule_hook
+    if hook is not None and not callable(hook):
+        raise TypeError(f"set_on_schedule(): the hook must be a callable or None, got {type(hook).__name__}")
+    with _lock:
+        _schedule_hook = hook
+
+
+def get_schedule_hook() -> ScheduleHook | None:
+    """The installed scheduled-task hook, or None."""
+    return _schedule_hook
+
+
+def on_schedule(task: Any) -> Any:
+    """The task a worker should run in place of ``task``: the hook's wrapper, or ``task`` itself.
+
+    A hook that raises or returns a non-callable is reported (:func:`on_error`) and ``task`` runs
+    unwrapped: scheduling never fails because of a hook.
+    """
+    hook = _schedule_hook
+    if hook is None:
+        return task
+    try:
+        wrapped = hook(task)
+    except Exception as e:  # noqa: BLE001 - reported; the task still runs
+        on_error(e, "the on_schedule hook raised")
+        return task
+    if not callable(wrapped):
+        on_error(TypeError(f"the on_schedule hook returned {type(wrapped).__name__}, not a callable"))
+        return task
+    return wrapped

@@ -27,6 +27,7 @@ from asyncio import AbstractEventLoop
 from asyncio.events import _get_running_loop
 from typing import Any, final
 
+from .._internal.plugins import on_schedule
 from ..schedulers._base import DISPOSED, Scheduler, TaskHandle, Worker, _Disposed, run_task
 from ._loop import resolve_loop
 
@@ -93,7 +94,7 @@ class AsyncioWorker(Worker):
     def schedule(self, task: Any, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
-        h = _LoopTaskHandle(task, self)
+        h = _LoopTaskHandle(on_schedule(task), self)
         with self._lock:
             if self.is_disposed:
                 return DISPOSED

@@ -71,6 +71,7 @@ _hook: AssemblyHook | None = None
 _originals: dict[str, Any] = {}  # name -> what Flowable's own __dict__ held (or _INHERITED)
 _INHERITED: Final = object()
 _plain_types: dict[type, bool] = {}
+_in_hook = threading.local()
 
 
 def _codes(args: tuple[Any, ...]) -> frozenset[CodeType]:
@@ -258,8 +259,12 @@ def _assembled(
             folded = (*upstream._folded, upstream._record)
         result = _Traced(result, caller_record(operator, args, frame), folded)
     hook = _hook
-    if hook is not None:
-        result = hook(result)
+    if hook is not None and not getattr(_in_hook, "busy", False):
+        _in_hook.busy = True  # what the hook assembles itself is not passed to it (no recursion)
+        try:
+            result = hook(result)
+        finally:
+            _in_hook.busy = False
     return result
 
 

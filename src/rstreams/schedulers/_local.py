@@ -11,6 +11,7 @@ from collections import deque
 from typing import Any, Final
 
 from .._internal.atomics import AtomicInt, AtomicRef
+from .._internal.plugins import on_schedule
 from ._base import (
     DISPOSED,
     Scheduler,
@@ -36,6 +37,7 @@ class _ImmediateWorker(Worker):
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
+        task = on_schedule(task)
         if delay > 0:
             sleep_until(time.monotonic() + delay)
         if not self.is_disposed:
@@ -51,6 +53,7 @@ class _ImmediateWorker(Worker):
             raise ValueError(f"schedule_periodic(): period must be > 0, got {period}")
         if self.is_disposed:
             return DISPOSED
+        task = on_schedule(task)
         handle = TaskHandle(task)
         due = time.monotonic() + max(0.0, initial_delay)
         while True:
@@ -90,7 +93,7 @@ class _TrampolineWorker(Worker):
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
-        handle = TaskHandle(task)
+        handle = TaskHandle(on_schedule(task))
         # thread-local queue and sequence number (FIFO among equal due times): only this thread
         # touches them, no lock needed
         tl = _trampoline
@@ -159,7 +162,7 @@ class _ExecutorWorker(Worker):
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
-        handle = TaskHandle(task)
+        handle = TaskHandle(on_schedule(task))
         if delay > 0:
             tw = self._timer_worker()
             if tw is None:  # disposed meanwhile

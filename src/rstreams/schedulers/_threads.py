@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.plugins import on_schedule
 from ._base import DISPOSED, Scheduler, Task, TaskHandle, Worker, _Disposed, run_task
 
 __all__ = [
@@ -175,7 +176,7 @@ class LoopWorker(Worker):
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self._disposed._value:
             return DISPOSED
-        handle = _WorkerTaskHandle(task, self)
+        handle = _WorkerTaskHandle(on_schedule(task), self)
         if delay > 0:
             # timed tasks are tracked so that dispose() drops their references at once (rule 3.13);
             # immediate ones run soon and check the worker's disposed flag when they do

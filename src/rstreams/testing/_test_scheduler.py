@@ -23,6 +23,7 @@ import itertools
 import math
 import threading
 
+from .._internal.plugins import on_schedule
 from ..schedulers._base import DISPOSED, Scheduler, TaskHandle, Worker, _Disposed, run_task_nested
 
 __all__ = ["TestScheduler"]
@@ -46,7 +47,7 @@ class _TestWorker(Worker):
     def schedule(self, task: object, delay: float = 0.0) -> TaskHandle | _Disposed:
         if self.is_disposed:
             return DISPOSED
-        return self._scheduler._enqueue(task, max(0.0, delay), self)
+        return self._scheduler._enqueue(on_schedule(task), max(0.0, delay), self)
 
     def now(self) -> float:
         return self._scheduler.now()
