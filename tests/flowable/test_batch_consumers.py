@@ -271,3 +271,87 @@ def test_async_for_and_await_over_a_boundary(batched: bool) -> None:
 
     seen, last, head = asyncio.run(main())
     assert seen == list(range(N)) and last == N - 1 and head == list(range(301)) and cancelled.wait(5)
+
+
+# -- flat_map inners behind a boundary -------------------------------------------------------------
+
+
+def _inners(batched: bool, fail_at: int | None = None) -> Flowable[int]:
+    def inner(lo: int) -> Flowable[int]:
+        f = Flowable.range(lo, 500)
+        if fail_at is not None:
+            f = f.map(lambda x: _fail_at(x, fail_at))
+        f = f.subscribe_on(schedulers.computation())
+        return f if batched else f.do_on_next(_noop)  # do_on_next: the inner emits one by one
+
+    return Flowable.range(0, 8).map(lambda i: i * 500).flat_map(inner)
+
+
+def _fail_at(x: int, at: int) -> int:
+    if x == at:
+        raise Boom(f"element {x}")
+    return x
+
+
+def _in_inner_order(values: list[int]) -> bool:
+    last: dict[int, int] = {}
+    for v in values:
+        k = v // 500
+        if last.get(k, v - 1) != v - 1:
+            return False
+        last[k] = v
+    return True
+
+
+@pytest.mark.parametrize("prefetch", [None, 1, 7, 128])
+def test_flat_map_inners_on_threads_hand_runs_on_with_the_one_by_one_signals(prefetch: int | None, batches: list[int]) -> None:
+    outs = []
+    for batched in (True, False):
+        batches.clear()
+        f = _inners(batched)
+        if prefetch is not None:  # bounded demand into the drain (observe_on takes batches)
+            f = f.observe_on(schedulers.single(), prefetch=prefetch)
+        values, err = _run(f)
+        assert err is None and _in_inner_order(values)
+        outs.append(sorted(values))
+        assert _run(_inners(batched).reduce(operator.add)) == ([sum(range(4000))], None)
+        assert bool(batches) == batched
+    assert outs[0] == outs[1] == list(range(4000))
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_flat_map_inner_failing_behind_a_boundary_ends_with_that_error(batched: bool) -> None:
+    values, err = _run(_inners(batched, fail_at=1700).to_list())
+    assert values == [] and err == "Boom: element 1700"
+    values, err = _run(_inners(batched, fail_at=1700))
+    assert err == "Boom: element 1700" and _in_inner_order(values) and 1700 not in values
+
+
+def test_flat_map_inners_into_a_foreign_subscriber_cancelling_mid_batch_get_nothing_more() -> None:
+    class Cancels:
+        def __init__(self) -> None:
+            self.values: list[int] = []
+            self.s: Any = None
+            self.done = threading.Event()
+
+        def on_subscribe(self, s: Any) -> None:
+            self.s = s
+            s.request(2**63 - 1)
+
+        def on_next(self, x: int) -> None:
+            self.values.append(x)
+            if len(self.values) == 3:
+                self.s.cancel()
+                self.done.set()
+
+        def on_error(self, e: BaseException) -> None:
+            raise AssertionError(e)
+
+        def on_complete(self) -> None:
+            raise AssertionError("completed after cancel")
+
+    c = Cancels()
+    _inners(True).subscribe(c)
+    assert c.done.wait(10)
+    threading.Event().wait(0.1)
+    assert len(c.values) == 3

@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from itertools import repeat, starmap
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
@@ -310,6 +311,12 @@ class FlatMapSubscriber:
                 return
         self._drain_loop()
 
+    def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None:
+        inner.queue.extend(items)  # behind what this inner queued before (its order)
+        if self._wip.get_and_increment() != 0:
+            return  # the emitter loops again (race: several inners and requests, rule 1.3)
+        self._drain_loop()
+
     def _inner_last(self, inner: PrefetchInner, value: Any) -> None:
         """An inner's only/last value and its completion in one signal (library-internal, from a
         single-valued source such as ``from_callable(...).subscribe_on(s)``): one pass through
@@ -375,6 +382,16 @@ class FlatMapSubscriber:
             replenish = 0
             scalar_count = 0
             on_next = d.on_next
+            nb = batch_sink(d)
+            if nb is not None and scalars and r != 0:
+                # a batch-capable downstream takes what demand allows as one list (one call)
+                k = _run_length(r, e, len(scalars))
+                nb(_pop_run(scalars, k))
+                e += k
+                scalar_count += k
+                if self._cancelled:
+                    self._clear()
+                    return
             while e != r and scalars:
                 on_next(scalars.popleft())
                 e += 1
@@ -385,6 +402,15 @@ class FlatMapSubscriber:
             for inner in self._inners:
                 q = inner.queue
                 taken = 0
+                if nb is not None and e != r and q:
+                    # an inner's run (a boundary hands them over in batches) in one call
+                    k = _run_length(r, e, len(q))
+                    nb(_pop_run(q, k))
+                    e += k
+                    taken = k
+                    if self._cancelled:
+                        self._clear()
+                        return
                 while e != r and q:
                     on_next(q.popleft())
                     e += 1
@@ -421,11 +447,41 @@ class FlatMapSubscriber:
         self._errors.terminate_into(d)
 
 
+def _run_length(r: int, e: int, available: int) -> int:
+    """How many of ``available`` queued elements demand allows after ``e`` of ``r`` were emitted."""
+    if r >= _MAX:
+        return available
+    left = r - e
+    return available if available < left else left
+
+
+def _pop_run(q: deque[Any], k: int) -> list[Any]:
+    """Pop exactly ``k`` elements in one C-level loop. Never ``list(q)`` + ``clear()``: the queue is
+    single-producer single-consumer, and its producer may append between the two (race: a lost
+    element); ``k`` elements counted before stay in the deque until this consumer pops them."""
+    return list(starmap(q.popleft, repeat((), k)))
+
+
 @final
 class _FlatMapInner(PrefetchInner):
     """flat_map's inner: also takes ``on_last(value)`` (value + completion, library-internal)."""
 
     __slots__ = ()
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol (an inner behind a boundary: ``subscribe_on``,
+        ``observe_on``): queued with one ``extend``, then one drain pass, which hands the run to a
+        batch-capable downstream in one call."""
+        p = self._parent
+        if p is None:
+            return
+        if len(self.queue) + len(items) > self._prefetch:
+            for x in items:  # rule 1.1 broken: the one-by-one path emits what fits, then the error
+                self.on_next(x)
+                if self._parent is None:
+                    return
+            return
+        p._inner_next_batch(self, items)  # type: ignore[attr-defined]
 
     def on_last(self, item: Any) -> None:
         p = self._parent
