@@ -75,7 +75,7 @@ def test_passes_demand_elements_and_cancel_through() -> None:
     tp: TestPublisher[int] = TestPublisher()
     ts = Flowable.from_publisher(tp).checkpoint("x").test(2)
     assert tp.requested == 2
-    tp.emit(1, 2)
+    tp.next(1, 2)
     ts.assert_values(1, 2)
     ts.cancel()
     assert tp.was_cancelled

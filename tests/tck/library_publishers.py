@@ -123,6 +123,8 @@ ENTRIES: dict[str, Entry] = {
     "filter_hidden": Entry(lambda n: Flowable.range(0, 2 * n).hide().filter(lambda x: x % 2 == 0), max_elements=BIG // 2),
     "hide": Entry(lambda n: _r(n).hide()),
     "log": Entry(lambda n: _r(n).log("tck", signals=["on_next", "request", "cancel"]), failed=lambda: _boom().log("tck")),
+    "name": Entry(lambda n: _r(n).name("tck"), failed=lambda: _boom().name("tck")),
+    "tag": Entry(lambda n: _r(n).hide().name("tck").tag("kind", "tck")),
     "checkpoint": Entry(lambda n: _r(n).checkpoint("tck", trace=True), failed=lambda: _boom().checkpoint("tck")),
     "flat_map_iterable": Entry(lambda n: _r(n).flat_map_iterable(lambda x: [x])),
     "flat_map_iterable_hidden": Entry(lambda n: _r(n).hide().flat_map_iterable(lambda x: [x])),

@@ -409,7 +409,10 @@ class TestSubscriber(Generic[T]):
             return self
         if ok:
             self._fail(f"await_count({n}): the stream terminated after {len(self._values)} value(s)")
-        self._fail(f"await_count({n}) timed out after {timeout}s with {len(self._values)} value(s)")
+        self._fail(
+            f"await_count({n}) timed out after {timeout}s with {len(self._values)} value(s)",
+            chain=self._chain_picture(),
+        )
 
     def await_done(self, timeout: float = 5.0) -> TestSubscriber[T]:
         """Block until a terminal signal arrives or :meth:`cancel` is called; fail after ``timeout``.
@@ -423,9 +426,11 @@ class TestSubscriber(Generic[T]):
         """
         if self._wait(lambda: self._terminal_kind is not None or self._cancelled, timeout):
             return self
+        chain = self._chain_picture()  # before the cancel below changes it
         self.cancel()
         self._fail(
-            f"await_done() timed out after {timeout}s: no terminal signal; the subscription was cancelled"
+            f"await_done() timed out after {timeout}s: no terminal signal; the subscription was cancelled",
+            chain=chain,
         )
 
     def _wait(self, done: Callable[[], bool], timeout: float) -> bool:
@@ -823,10 +828,29 @@ class TestSubscriber(Generic[T]):
         return text
 
     def _fail(
-        self, message: str, *, cause: BaseException | None = None, show_violations: bool = True
+        self,
+        message: str,
+        *,
+        cause: BaseException | None = None,
+        show_violations: bool = True,
+        chain: str | None = None,
     ) -> NoReturn:
         prefix = f"[{self.tag}] " if self.tag else ""
-        raise AssertionError(f"{prefix}{message}\n{self._describe(show_violations)}") from cause
+        if chain is None:
+            chain = self._chain_picture()
+        picture = f"\nchain (rstreams.debug.describe):\n{chain}" if chain else ""
+        raise AssertionError(f"{prefix}{message}\n{self._describe(show_violations)}{picture}") from cause
+
+    def _chain_picture(self) -> str:
+        """``rstreams.debug.describe`` of the running chain, or '' once it ended (or never began)."""
+        if self._subscription is None or self._terminal_kind is not None or self._cancelled:
+            return ""
+        try:
+            from ..debug import describe
+
+            return describe(self)
+        except Exception:  # noqa: BLE001 - a picture must never hide the assertion itself
+            return ""
 
     def __repr__(self) -> str:
         tag = f" {self.tag!r}" if self.tag else ""
