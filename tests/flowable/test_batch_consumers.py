@@ -19,6 +19,7 @@ import pytest
 
 from operators.harness import Boom
 from rstreams import Flowable, schedulers
+from rstreams.flowable import _parallel
 from rstreams.flowable.operators import _aggregate, _blocking
 from rstreams.testing import TestSubscriber
 
@@ -355,3 +356,58 @@ def test_flat_map_inners_into_a_foreign_subscriber_cancelling_mid_batch_get_noth
     assert c.done.wait(10)
     threading.Event().wait(0.1)
     assert len(c.values) == 3
+
+
+# -- parallel(): the dispatcher deals runs to rails that take batches ------------------------------
+
+
+def _tagged_rails(n: int, batched: bool, fn: Callable[[int], int] = lambda x: x) -> Flowable[tuple[int, int]]:
+    tags = iter(range(100))
+
+    def tag(f: Flowable[int]) -> Flowable[tuple[int, int]]:
+        k = next(tags)
+        return f.map(lambda x: (k, fn(x)))
+
+    p = Flowable.range(0, n).parallel(2)
+    if not batched:
+        p = p.do_on_next(_noop)  # the dispatcher then deals element by element
+    return p.run_on(schedulers.computation()).compose(tag).sequential()
+
+
+def test_parallel_deals_the_same_elements_to_the_same_rails_batched_or_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 250 elements: each rail's demand (run_on's prefetch of 128) never runs out, so the
+    # round-robin assignment is deterministic on both paths
+    dealt: list[bool] = []
+    orig = _parallel._Dispatcher._deal_runs
+
+    def deal_runs(self: Any, *args: Any) -> bool:
+        r = orig(self, *args)
+        dealt.append(r)
+        return r
+
+    monkeypatch.setattr(_parallel._Dispatcher, "_deal_runs", deal_runs)
+    per_rail = []
+    for batched in (True, False):
+        dealt.clear()
+        values, err = _run(_tagged_rails(250, batched))
+        assert err is None
+        per_rail.append([[x for k, x in values if k == r] for r in (0, 1)])
+        assert _run(_tagged_rails(250, batched).map(lambda kx: kx[1]).reduce(operator.add)) == ([sum(range(250))], None)
+        assert any(dealt) == batched
+    assert per_rail[0] == per_rail[1] == [list(range(0, 250, 2)), list(range(1, 250, 2))]
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_parallel_rails_lose_nothing_and_keep_their_order(batched: bool) -> None:
+    values, err = _run(_tagged_rails(20_000, batched))
+    assert err is None
+    assert sorted(x for _, x in values) == list(range(20_000))
+    for r in (0, 1):
+        rail = [x for k, x in values if k == r]
+        assert rail == sorted(rail)
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_parallel_rail_failing_mid_batch_ends_with_that_error(batched: bool) -> None:
+    values, err = _run(_tagged_rails(5000, batched, lambda x: _fail_at(x, 3001)))
+    assert err == "Boom: element 3001" and 3001 not in [x for _, x in values]

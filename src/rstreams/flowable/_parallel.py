@@ -30,6 +30,7 @@ from .._internal.requests import MAX_DEMAND, add_request, produced, validate_req
 from .._internal.subscriptions import CANCELLED
 from .._spec import Subscriber, Subscription
 from ._flowable import Flowable
+from ._fused import batch_sink
 
 __all__ = ["ParallelFlowable", "parallel"]
 
@@ -144,6 +145,14 @@ class _Dispatcher:
         self._queue.append(item)
         self._drain()
 
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol: queued with one ``extend`` (within the prefetch
+        requested, as the one-by-one path), then one drain pass deals them."""
+        if self._done:
+            return
+        self._queue.extend(items)
+        self._drain()
+
     def on_error(self, error: BaseException) -> None:
         if self._done:
             plugins.on_error(error)
@@ -191,6 +200,8 @@ class _Dispatcher:
                             s.on_error(err)
                         else:
                             s.on_complete()
+            elif q and self._deal_runs(rails, q, n):
+                pass
             else:
                 idle = 0
                 i = self._next
@@ -220,6 +231,50 @@ class _Dispatcher:
             missed = self._wip.add_and_get(-missed)
             if missed == 0:
                 return
+
+
+    def _deal_runs(self, rails: list[_Rail | None], q: deque[Any], n: int) -> bool:
+        """The drain's dealing when every live rail takes batches (observe_on from run_on does):
+        the same round-robin assignment as one by one, against a snapshot of each rail's demand,
+        but each rail gets its elements of this pass as one list. False (nothing dealt) when a
+        rail takes elements one by one. Drain owner only."""
+        subs = [r.subscriber if r is not None else None for r in rails]
+        sinks = [batch_sink(s) if s is not None else None for s in subs]
+        for s, b in zip(subs, sinks, strict=True):
+            if s is not None and b is None:
+                return False
+        left = [r.requested.get() if r is not None and s is not None else 0 for r, s in zip(rails, subs, strict=True)]
+        runs: list[list[Any]] = [[] for _ in range(n)]
+        popleft = q.popleft
+        i = self._next
+        idle = 0
+        consumed = 0
+        while q and idle < n:
+            if left[i] > 0:
+                runs[i].append(popleft())
+                left[i] -= 1
+                consumed += 1
+                idle = 0
+            else:
+                idle += 1
+            i = (i + 1) % n
+        self._next = i
+        for k in range(n):
+            run = runs[k]
+            b = sinks[k]
+            rail = rails[k]
+            if run and b is not None and rail is not None:
+                b(run)
+                if rail.requested.get() < _MAX:
+                    produced(rail.requested, len(run))
+        if consumed:
+            c = self._consumed + consumed
+            if c >= self._limit:
+                self._consumed = 0
+                self._upstream.request(c)
+            else:
+                self._consumed = c
+        return True
 
 
 class _RailFlowable(Flowable[Any]):
