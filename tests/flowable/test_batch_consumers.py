@@ -361,17 +361,19 @@ def test_flat_map_inners_into_a_foreign_subscriber_cancelling_mid_batch_get_noth
 # -- parallel(): the dispatcher deals runs to rails that take batches ------------------------------
 
 
-def _tagged_rails(n: int, batched: bool, fn: Callable[[int], int] = lambda x: x) -> Flowable[tuple[int, int]]:
+def _tagged_rails(
+    n: int, batched: bool, fn: Callable[[int], int] = lambda x: x, rails: int = 2, prefetch: int = 128
+) -> Flowable[tuple[int, int]]:
     tags = iter(range(100))
 
     def tag(f: Flowable[int]) -> Flowable[tuple[int, int]]:
         k = next(tags)
         return f.map(lambda x: (k, fn(x)))
 
-    p = Flowable.range(0, n).parallel(2)
+    p = Flowable.range(0, n).parallel(rails)
     if not batched:
         p = p.do_on_next(_noop)  # the dispatcher then deals element by element
-    return p.run_on(schedulers.computation()).compose(tag).sequential()
+    return p.run_on(schedulers.computation(), prefetch=prefetch).compose(tag).sequential()
 
 
 def test_parallel_deals_the_same_elements_to_the_same_rails_batched_or_not(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -397,12 +399,14 @@ def test_parallel_deals_the_same_elements_to_the_same_rails_batched_or_not(monke
     assert per_rail[0] == per_rail[1] == [list(range(0, 250, 2)), list(range(1, 250, 2))]
 
 
+@pytest.mark.parametrize("rails, prefetch", [(2, 128), (3, 2), (3, 7)])
 @pytest.mark.parametrize("batched", [True, False])
-def test_parallel_rails_lose_nothing_and_keep_their_order(batched: bool) -> None:
-    values, err = _run(_tagged_rails(20_000, batched))
+def test_parallel_rails_lose_nothing_and_keep_their_order(batched: bool, rails: int, prefetch: int) -> None:
+    # a small run_on prefetch makes rails run out of demand mid-pass (the dealing loop's path)
+    values, err = _run(_tagged_rails(20_000, batched, rails=rails, prefetch=prefetch))
     assert err is None
     assert sorted(x for _, x in values) == list(range(20_000))
-    for r in (0, 1):
+    for r in range(rails):
         rail = [x for k, x in values if k == r]
         assert rail == sorted(rail)
 

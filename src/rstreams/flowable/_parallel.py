@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
+from itertools import repeat, starmap
 from typing import Any, Final, Generic, TypeVar
 
 from .._internal import plugins
@@ -244,21 +245,32 @@ class _Dispatcher:
             if s is not None and b is None:
                 return False
         left = [r.requested.get() if r is not None and s is not None else 0 for r, s in zip(rails, subs, strict=True)]
-        runs: list[list[Any]] = [[] for _ in range(n)]
-        popleft = q.popleft
         i = self._next
-        idle = 0
-        consumed = 0
-        while q and idle < n:
-            if left[i] > 0:
-                runs[i].append(popleft())
-                left[i] -= 1
-                consumed += 1
-                idle = 0
-            else:
-                idle += 1
-            i = (i + 1) % n
-        self._next = i
+        available = len(q)  # the drain owner is the only popper: these stay until popped
+        if min(left) >= -(-available // n):
+            # every rail has demand for its whole share: the round-robin is a slice per rail,
+            # rail (i + j) % n getting elements j, j + n, ... (one C loop each)
+            taken = list(starmap(q.popleft, repeat((), available)))
+            runs: list[list[Any]] = [[] for _ in range(n)]
+            for j in range(min(n, available)):
+                runs[(i + j) % n] = taken[j::n]
+            self._next = (i + available) % n
+            consumed = available
+        else:
+            runs = [[] for _ in range(n)]
+            popleft = q.popleft
+            idle = 0
+            consumed = 0
+            while q and idle < n:
+                if left[i] > 0:
+                    runs[i].append(popleft())
+                    left[i] -= 1
+                    consumed += 1
+                    idle = 0
+                else:
+                    idle += 1
+                i = (i + 1) % n
+            self._next = i
         for k in range(n):
             run = runs[k]
             b = sinks[k]
