@@ -415,3 +415,56 @@ def test_parallel_rails_lose_nothing_and_keep_their_order(batched: bool, rails: 
 def test_parallel_rail_failing_mid_batch_ends_with_that_error(batched: bool) -> None:
     values, err = _run(_tagged_rails(5000, batched, lambda x: _fail_at(x, 3001)))
     assert err == "Boom: element 3001" and 3001 not in [x for _, x in values]
+
+
+def _deal_one_by_one(demand: list[int], items: list[int], start: int) -> tuple[list[list[int]], int, int]:
+    """The one-by-one dealing loop of the dispatcher, as a reference."""
+    n = len(demand)
+    left = list(demand)
+    runs: list[list[int]] = [[] for _ in range(n)]
+    q = list(items)
+    i, idle = start, 0
+    while q and idle < n:
+        if left[i] > 0:
+            runs[i].append(q.pop(0))
+            left[i] -= 1
+            idle = 0
+        else:
+            idle += 1
+        i = (i + 1) % n
+    return runs, i, len(items) - len(q)
+
+
+class _RailSink:
+    def __init__(self) -> None:
+        self.got: list[int] = []
+
+    def on_next_batch(self, items: list[int]) -> None:
+        self.got.extend(items)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_parallel_dealing_in_slices_is_the_one_by_one_round_robin(seed: int) -> None:
+    import random
+    from collections import deque
+
+    rnd = random.Random(seed)
+    n = rnd.randint(1, 4)
+    demand = [rnd.choice([0, 0, 1, 2, 3, 5, 8, 40]) for _ in range(n)]
+    items = list(range(rnd.randint(0, 40)))
+    start = rnd.randrange(n)
+    d = _parallel._Dispatcher(Flowable.empty(), n, 128)
+    sinks = [_RailSink() for _ in range(n)]
+    rails = []
+    for k in range(n):
+        rail = _parallel._Rail(d, k, sinks[k])  # type: ignore[arg-type]
+        rail.requested.set(demand[k])
+        rails.append(rail)
+    d._rails = rails  # type: ignore[assignment]
+    d._next = start
+    q: deque[int] = deque(items)
+    assert d._deal_runs(rails, q, n)  # type: ignore[arg-type]
+    runs, nxt, dealt = _deal_one_by_one(demand, items, start)
+    assert [s.got for s in sinks] == runs
+    assert d._next == nxt and list(q) == items[dealt:]
+    assert [r.requested.get() for r in rails] == [dm - len(run) for dm, run in zip(demand, runs, strict=True)]

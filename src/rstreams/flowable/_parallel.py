@@ -246,31 +246,29 @@ class _Dispatcher:
                 return False
         left = [r.requested.get() if r is not None and s is not None else 0 for r, s in zip(rails, subs, strict=True)]
         i = self._next
-        available = len(q)  # the drain owner is the only popper: these stay until popped
-        if min(left) >= -(-available // n):
-            # every rail has demand for its whole share: the round-robin is a slice per rail,
-            # rail (i + j) % n getting elements j, j + n, ... (one C loop each)
-            taken = list(starmap(q.popleft, repeat((), available)))
-            runs: list[list[Any]] = [[] for _ in range(n)]
-            for j in range(min(n, available)):
-                runs[(i + j) % n] = taken[j::n]
-            self._next = (i + available) % n
-            consumed = available
-        else:
-            runs = [[] for _ in range(n)]
-            popleft = q.popleft
-            idle = 0
-            consumed = 0
-            while q and idle < n:
-                if left[i] > 0:
-                    runs[i].append(popleft())
-                    left[i] -= 1
-                    consumed += 1
-                    idle = 0
-                else:
-                    idle += 1
-                i = (i + 1) % n
-            self._next = i
+        runs: list[list[Any]] = [[] for _ in range(n)]
+        consumed = 0
+        # The one-by-one dealing gives each element to the next rail (from i) that has demand.
+        # While the rails with demand keep it, that is a slice per rail: the j-th of the m rails
+        # with demand (in rail order from i) gets elements j, j + m, ... of the next k, where k
+        # lets each take at most the smallest demand among them; then that rail drops out and
+        # the rest is dealt again (at most n rounds). Popped in one C loop per round (the drain
+        # owner is the only popper: the k counted stay in the deque until popped).
+        while q:
+            active = [r for r in (*range(i, n), *range(i)) if left[r] > 0]
+            if not active:
+                break
+            m = len(active)
+            k = min(len(q), min([left[r] for r in active]) * m)
+            taken = list(starmap(q.popleft, repeat((), k)))
+            for j in range(min(m, k)):
+                r = active[j]
+                part = taken[j::m]
+                runs[r] += part
+                left[r] -= len(part)
+            consumed += k
+            i = (active[(k - 1) % m] + 1) % n
+        self._next = i
         for k in range(n):
             run = runs[k]
             b = sinks[k]
