@@ -185,3 +185,41 @@ def test_environment_variable_switches_it_on_at_import() -> None:
     env = dict(os.environ, RSTREAMS_ASSEMBLY_TRACING="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert "at .map(<lambda>) (<string>:3)" in out.stdout
+
+
+def test_markers_stay_unwrapped_and_plain_sources_are_traced(tracing: None) -> None:
+    from rstreams import metrics
+
+    metrics.set_registry(None)
+    try:
+        Flowable.range(0, 2).name("a").tag("k", "v").name("b").test().assert_result(0, 1).assert_no_violations()
+        assert list(metrics.get_registry().snapshot()) == ["b{k=v}"]
+    finally:
+        metrics.set_registry(None)
+    ts = Flowable.just(0).map(lambda x: 1 // x).checkpoint("cp").test()  # marker-line
+    ts.assert_error(ZeroDivisionError).assert_no_violations()
+    n = line_of("# marker-line")
+    assert ts.errors[0].__notes__ == [f"at .map(<lambda>) ({HERE}:{n})", "checkpoint: cp"]
+    ts = Flowable.just(1, 2, 3, 4, 5, 6).map(parse).test()  # just-line
+    assert notes(ts)[0] == f"at .map(parse) ({HERE}:{line_of('# just-line')})"
+    err = Flowable.from_iterable(list(range(100))).map(parse).test()  # big-input
+    assert notes(err) == [f"at .map(parse) ({HERE}:{line_of('# big-input')})"]
+    from rstreams.flowable._assembly import AssemblyRecord
+
+    record = AssemblyRecord("Flowable.from_iterable", (list(range(100)),), "/x/etl.py", 7)
+    assert record.line == "at Flowable.from_iterable(<list of 100>) (etl.py:7)"  # no repr of a big input
+
+
+def test_a_deep_concat_with_chain_stays_flat_and_notes_are_capped(tracing: None) -> None:
+    n = 2 * sys.getrecursionlimit()
+    f: Flowable[int] = Flowable.just(0).hide()
+    for _ in range(1, n):
+        f = f.concat_with(Flowable.just(1).hide())
+    f.count().test().assert_result(n).assert_no_violations()
+    base = Flowable.just(1).hide()
+    assert base.start_with() is base
+    scope: dict[str, Any] = {"g": Flowable.error(Boom("deep"))}
+    exec(compile("g = g.hide()\n" * 100, "deep.py", "exec"), scope)  # 100 stages on 100 lines
+    got = notes(scope["g"].test())
+    assert len(got) == 17 and got[-1] == "at ... (more traced stages: notes stop here)"
+    assert got[0].startswith("at Flowable.error(")

@@ -31,7 +31,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from types import CodeType, FrameType, TracebackType
+from types import CodeType, FrameType, MemberDescriptorType, TracebackType
 from typing import Any, Final, TypeVar, final
 
 from .._spec import Subscriber
@@ -63,6 +63,15 @@ _NOT_ASSEMBLY: Final = frozenset(
     {"subscribe", "test", "pipe", "compose", "to", "to_future", "send", "throw", "close"}
 )
 
+# Operators that look at their upstream's type to flatten a chain (a.concat_with(b).concat_with(c)
+# stays one flat trampoline, not one nested subscription per call): they get the traced stage's
+# own Flowable, and the result carries the upstream's record as a folded one.
+_FLATTENING: Final = frozenset({"concat_with", "start_with"})
+
+# An error crossing a long traced chain gets at most this many "at ..." notes.
+_MAX_NOTES: Final = 16
+_MORE: Final = "at ... (more traced stages: notes stop here)"
+
 # Guards switching: two threads enabling/disabling at once would patch the class twice or restore
 # a wrapper as an "original". Readers (the wrappers) take plain snapshots of the two globals.
 _lock = threading.Lock()
@@ -87,6 +96,8 @@ def _codes(args: tuple[Any, ...]) -> frozenset[CodeType]:
 
 
 def _describe(arg: Any) -> str:
+    if isinstance(arg, (list, tuple, dict, set, frozenset)) and len(arg) > 4:  # no repr of a big input
+        return f"<{type(arg).__name__} of {len(arg)}>"
     if callable(arg) and not isinstance(arg, Flowable):
         name = getattr(arg, "__qualname__", None) or getattr(arg, "__name__", None)
         if isinstance(name, str):
@@ -216,6 +227,7 @@ class _Traced(Flowable[T]):
     def _note(self, error: BaseException) -> None:
         record = self._record
         folded = self._folded
+        lines: list[str] = []
         if folded:
             codes = _traceback_codes(error.__traceback__)
             start = 0
@@ -224,21 +236,34 @@ class _Traced(Flowable[T]):
                     if r.codes & codes:
                         start = i
                         break
-                for r in folded[start:]:
-                    add_note(error, r.line)
-        add_note(error, record.line)
+                lines.extend(r.line for r in folded[start:])
+        lines.append(record.line)
+        notes = getattr(error, "__notes__", None) or ()
+        room = _MAX_NOTES - sum(1 for n in notes if isinstance(n, str) and n.startswith("at "))
+        for line in lines:
+            if room <= 0:
+                add_note(error, _MORE)
+                return
+            add_note(error, line)
+            room -= 1
 
     def __repr__(self) -> str:
         return f"{self._inner!r} {self._record.line}"
 
 
 def _is_plain(cls: type) -> bool:
-    """True if ``cls`` adds no public API to Flowable's (so a _Traced can stand in for it)."""
+    """True if ``cls`` adds no public method to Flowable's (so a _Traced can stand in for it).
+
+    Public data slots (``just``'s ``items``) do not count; ``_rs_no_trace`` classes (markers such
+    as ``checkpoint`` and ``name``, whose own operators look for them) are never wrapped."""
     plain = _plain_types.get(cls)
     if plain is None:
         base = set(dir(Flowable))
-        plain = not any(not n.startswith("_") and n not in base for n in dir(cls))
-        _plain_types[cls] = plain
+        plain = not getattr(cls, "_rs_no_trace", False) and not any(
+            not n.startswith("_") and n not in base and not isinstance(getattr(cls, n, None), MemberDescriptorType)
+            for n in dir(cls)
+        )
+        _plain_types[cls] = plain  # racing threads store the same answer: harmless
     return plain
 
 
@@ -270,9 +295,24 @@ def _assembled(
 
 def _wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     operator = "." + name
+    if name in _FLATTENING:
 
-    def assembled(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return _assembled(fn(self, *args, **kwargs), operator, self, args, sys._getframe(1))
+        def assembled(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(self, _Traced):  # let the operator see (and flatten) its own type
+                inner = self._inner
+                result = fn(inner, *args, **kwargs)
+                if result is inner:  # start_with() of nothing is its source
+                    return self
+                result = _assembled(result, operator, None, args, sys._getframe(1))
+                if isinstance(result, _Traced):
+                    result._folded = (*self._folded, self._record, *result._folded)
+                return result
+            return _assembled(fn(self, *args, **kwargs), operator, self, args, sys._getframe(1))
+
+    else:
+
+        def assembled(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return _assembled(fn(self, *args, **kwargs), operator, self, args, sys._getframe(1))
 
     assembled.__name__ = name
     assembled.__qualname__ = f"Flowable.{name}"

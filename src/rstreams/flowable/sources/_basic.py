@@ -88,6 +88,9 @@ class JustFlowable(FusedFlowable[T]):
     """``just(*items)``: known items (the scalar shortcut of concat_map/flat_map looks for it)."""
 
     __slots__ = ("items",)
+    # scalar_value() tests the type: assembly tracing must not put a stand-in in its place (merge
+    # and flat_map emit scalars in another order); just() cannot fail, so no trace is lost
+    _rs_no_trace = True
 
     def __init__(self, items: tuple[T, ...]) -> None:
         # cheap to build: flat_map(lambda x: just(x)) makes one per element (the scalar shortcut
@@ -112,6 +115,7 @@ class JustFlowable(FusedFlowable[T]):
 @final
 class EmptyFlowable(Flowable[Any]):
     __slots__ = ()
+    _rs_no_trace = True  # as JustFlowable's: scalar_value() tests the type
 
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
         complete_empty(subscriber)
