@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import sys
 from typing import Final
 
 from .._spec import MAX_DEMAND, bad_request_message
@@ -116,5 +117,7 @@ def produced(requested: AtomicInt, n: int) -> int:
     from ..errors import ProtocolViolationError
     from . import plugins
 
-    plugins.on_error(ProtocolViolationError("1.1", f"produced {n} items but only {cur} were requested"))
+    caller = sys._getframe(1).f_locals.get("self")  # the error path only: name the operator that saw it
+    where = "" if caller is None else f" (seen by {type(caller).__name__}: its upstream ignored backpressure)"
+    plugins.on_error(ProtocolViolationError("1.1", f"produced {n} items but only {cur} were requested{where}"))
     return 0

@@ -86,7 +86,8 @@ class StrictSubscriber(Generic[T]):
             # rule 2.12: a second on_subscribe. Cancel it (rule 2.5) and end the stream.
             subscription.cancel()
             self._cancel_upstream()
-            self.on_error(ProtocolViolationError("2.12", "on_subscribe was called more than once"))
+            who = type(self._actual).__name__ if self._actual is not None else "a subscriber"
+            self.on_error(ProtocolViolationError("2.12", f"on_subscribe was called more than once (on {who})"))
             return
         deferred_set_once(self._upstream, self._missed, subscription, "StrictSubscriber")
         actual = self._actual

@@ -304,7 +304,7 @@ class SubscriptionArbiter:
                         v = u - mp
                         if v < 0:
                             plugins.on_error(
-                                ProtocolViolationError("1.1", f"more produced than requested: {v}")
+                                ProtocolViolationError("1.1", f"more produced than requested: {v} (in {type(self).__name__})")
                             )
                             v = 0
                         r = v
