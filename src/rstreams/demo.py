@@ -97,10 +97,8 @@ END_OF_INPUT: Final = "__end_of_input__"
 #: what the demo keeps in ``--out``; a marker file says the directory is demo output
 _MANAGED: Final = ("windows", "dead_letters", "_events", "_stream")
 _MARKER: Final = "_rstreams_demo.json"
-_VALID_COLUMNS: Final = ("seq", "id", "ts", "user", "kind", "amount", "country")
-_FLAGGED_DDL: Final = (
-    "seq BIGINT, id BIGINT, ts DOUBLE, user BIGINT, kind STRING, amount DOUBLE, country STRING, watermark DOUBLE, late BOOLEAN"
-)
+#: the pipeline's rows with the watermark each event saw and whether it was late
+_FLAGGED_DDL: Final = f"{EVENT_DDL}, watermark DOUBLE, late BOOLEAN"
 _DEFAULT_ROWS: Final = 500_000
 _DEFAULT_STREAM_ROWS: Final = 100_000
 _DEFAULT_BATCH_ROWS: Final = 10_000
@@ -369,12 +367,13 @@ class _OnExecutors:
 
 
 class _LateFlags:
-    """``mapInArrow`` over the valid events of each partition, in input order: the watermark of
-    each event (the latest event time of the events before it, minus the allowed lateness) and
-    whether it is late (its window ended at or before the watermark). ``ranges`` are the
-    partitions' ``(first seq, last seq, latest event time before the partition)``, disjoint; a
-    task finds its own by its first ``seq`` (not by its partition index, which a union or a
-    coalesce around this stage renumbers). Vectorised (numpy)."""
+    """``mapInArrow`` over the pipeline's rows of each partition, in input order: the watermark
+    each event saw (the latest event time of the valid events before it, minus the allowed
+    lateness) and whether it is late (its window ended at or before the watermark); a bad
+    record's ``ts`` is null and it is never late. ``ranges`` are the partitions' ``(first seq,
+    last seq, latest event time before the partition)``, disjoint; a task finds its own by its
+    first ``seq`` (not by its partition index, which a union or a coalesce around this stage
+    renumbers). Vectorised (numpy)."""
 
     def __init__(self, ranges: list[tuple[int, int, float]]) -> None:
         self.ranges = sorted(ranges)
@@ -409,8 +408,8 @@ class _LateFlags:
             prev = np.empty_like(ts)
             prev[0] = running
             prev[1:] = ts[:-1]
-            latest = np.maximum.accumulate(prev)
-            running = float(max(latest[-1], ts[-1]))
+            latest = np.fmax.accumulate(prev)  # fmax: a bad record's null ts (NaN) changes nothing
+            running = float(np.fmax(latest[-1], ts[-1]))
             watermark = latest - ALLOWED_LATENESS_SECONDS
             window_end = (np.floor(ts / WINDOW_SECONDS) + 1) * WINDOW_SECONDS
             late = window_end <= watermark
@@ -445,7 +444,7 @@ def _late_dead_letter(watermark: Any) -> Any:
         start + WINDOW_SECONDS,
         watermark,
     )
-    return F.to_json(F.struct(reason.alias("reason"), F.struct(*[F.col(c) for c in FIELDS]).alias("record"))).alias("value")
+    return F.to_json(F.struct(reason.alias("reason"), F.struct(*[F.col(c) for c in FIELDS]).alias("record")))
 
 
 def _source_df(spark: Any, input_path: str | None, fmt: str, rows: int, partitions: int) -> tuple[Any, bool]:
@@ -570,7 +569,7 @@ class _Counts:
 
 
 def _batch_events_stats(events: Any) -> tuple[_Counts, list[tuple[int, int, int, float]]]:
-    """One job over the (persisted) pipeline output: counts, and per partition the first and last
+    """One job over the (persisted) pipeline output: counts, and per partition its first and last
     ``seq`` and the latest event time of its valid events. On the executors placement this job is
     the one that runs the pipeline (it fills the cache)."""
     from pyspark.sql import functions as F
@@ -581,25 +580,16 @@ def _batch_events_stats(events: Any) -> tuple[_Counts, list[tuple[int, int, int,
         .agg(
             F.count("*").alias("n"),
             F.count("reason").alias("bad"),
-            F.min(F.when(valid, F.col("seq"))).alias("lo"),
-            F.max(F.when(valid, F.col("seq"))).alias("hi"),
+            F.min("seq").alias("lo"),
+            F.max("seq").alias("hi"),
             F.max(F.when(valid, F.col("ts"))).alias("max_ts"),
         )
         .collect()
     )
     counts = _Counts(records_in=sum(r.n for r in rows), bad=sum(r.bad for r in rows))
-    ranges = [(r.lo, r.hi, r.p, r.max_ts) for r in rows if r.lo is not None]
+    ranges = [(r.lo, r.hi, r.p, -math.inf if r.max_ts is None else r.max_ts) for r in rows if r.lo is not None]
     counts.max_ts = max((r[3] for r in ranges), default=-math.inf)
     return counts, ranges
-
-
-def _valid_partition_ranges(valid: Any) -> list[tuple[int, int, int, float]]:
-    from pyspark.sql import functions as F
-
-    rows = valid.groupBy(F.spark_partition_id().alias("p")).agg(
-        F.min("seq").alias("lo"), F.max("seq").alias("hi"), F.max("ts").alias("max_ts")
-    ).collect()
-    return [(r.lo, r.hi, r.p, r.max_ts) for r in rows]
 
 
 def _in_order(ranges: list[tuple[int, int, int, float]]) -> bool:
@@ -607,34 +597,38 @@ def _in_order(ranges: list[tuple[int, int, int, float]]) -> bool:
     return all(a[1] < b[0] for a, b in zip(ordered, ordered[1:], strict=False))
 
 
-def _land_batch(spark: Any, events: Any, ranges: list[tuple[int, int, int, float]], paths: _Paths, partitions: int) -> None:
-    """Spark's part of the batch mode, over the pipeline output: the watermark in input order and
-    late records, Spark's windows into ``windows/``, bad and late records into ``dead_letters/``."""
+def _input_order(events: Any, partitions: int) -> Any:
+    """The rows in input order: contiguous ranges of ``seq``, sorted within each partition (the
+    driver placement's landed files come back in no particular order)."""
+    from pyspark import StorageLevel
+
+    return events.repartitionByRange(max(1, partitions), "seq").sortWithinPartitions("seq").persist(StorageLevel.MEMORY_AND_DISK)
+
+
+def _land_batch(spark: Any, events: Any, ranges: list[tuple[int, int, int, float]], paths: _Paths) -> None:
+    """Spark's part of the batch mode, over the (persisted) pipeline output in input order
+    (partitions of disjoint ``seq`` ranges, each sorted): the watermark and late records, Spark's
+    windows into ``windows/``, bad and late records into ``dead_letters/`` in input order. The
+    late flags are computed once (cached: the windows and the dead letters both read them);
+    ``events`` is unpersisted once they are."""
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    valid = events.where(F.col("reason").isNull()).select(*_VALID_COLUMNS)
-    resorted = None
-    if not _in_order(ranges):
-        # the driver placement's landed files come back in no particular order: put the valid
-        # events in input order (contiguous ranges of seq, sorted within each partition)
-        resorted = valid.repartitionByRange(max(1, partitions), "seq").sortWithinPartitions("seq").persist()
-        valid = resorted
-        ranges = _valid_partition_ranges(valid)
     before: list[tuple[int, int, float]] = []
     latest = -math.inf
     for lo, hi, _part, max_ts in sorted(ranges):
         before.append((lo, hi, latest))
         latest = max(latest, max_ts)
-    flagged = valid.mapInArrow(_LateFlags(before), _FLAGGED_DDL)
-    on_time = flagged.where(~F.col("late")).withColumn("event_time", F.timestamp_seconds("ts"))
+    flagged = events.mapInArrow(_LateFlags(before), _FLAGGED_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    valid = F.col("reason").isNull()
+    on_time = flagged.where(valid & ~F.col("late")).withColumn("event_time", F.timestamp_seconds("ts"))
     _window_rows(on_time).write.mode("overwrite").parquet(paths.windows)
-    # dead letters in input order, whatever order the placement's events come in (a sort of ~1%
-    # of the records)
-    bad = events.where(F.col("reason").isNotNull()).select("seq", F.col("dead_letter").alias("value"))
-    late = flagged.where(F.col("late")).select("seq", _late_dead_letter(F.col("watermark")))
-    bad.unionByName(late).orderBy("seq").select("value").write.mode("overwrite").text(paths.dead_letters)
-    if resorted is not None:
-        resorted.unpersist()
+    events.unpersist()
+    dead = flagged.where(~valid | F.col("late")).select(
+        F.when(valid, _late_dead_letter(F.col("watermark"))).otherwise(F.col("dead_letter")).alias("value")
+    )
+    dead.write.mode("overwrite").text(paths.dead_letters)
+    flagged.unpersist()
 
 
 def _read_back(spark: Any, paths: _Paths) -> tuple[int, int, int]:
@@ -798,10 +792,14 @@ def run(
 def _where(spark: Any, placement: str, pids: frozenset[tuple[int, int | None]]) -> dict[str, Any]:
     jvm = _driver_jvm_pid(spark)
     sc = spark.sparkContext
-    try:
-        executors = max(0, sc._jsc.sc().getExecutorMemoryStatus().size() - 1) or 1  # the driver's block manager too
-    except Exception:
-        executors = None
+    executors: int | str | None
+    if sc.master.startswith("local[") or sc.master == "local":
+        executors = "none: local mode, the driver JVM runs the tasks"
+    else:
+        try:
+            executors = sc._jsc.sc().getExecutorMemoryStatus().size() - 1  # less the driver's block manager
+        except Exception:
+            executors = None
     return {
         "mode": "",
         "placement": placement,
@@ -825,6 +823,7 @@ def _run_batch(
     group = f"rstreams-demo-{os.getpid()}-{time.monotonic_ns()}"
     sc.setJobGroup(group, "rstreams demo", interruptOnCancel=True)
     pids: frozenset[tuple[int, int | None]] = frozenset()
+    events: Any = None
     try:
         if placement == "executors":
             acc = sc.accumulator((0, frozenset()), _TaskStats())
@@ -838,6 +837,11 @@ def _run_batch(
             phase.update(records=counts.records_in)
             phase.finish()
             pids = acc.value[1]
+            if not _in_order(ranges):  # a source whose partitions are not ranges of the input
+                ordered = _input_order(events, parts)
+                counts, ranges = _batch_events_stats(ordered)
+                events.unpersist()
+                events = ordered
         else:
             counter = _Counter(None)
             records: Iterator[tuple[int, Any]]
@@ -858,15 +862,16 @@ def _run_batch(
                 pipeline_seconds = time.monotonic() - t
             phase.finish()
             pids = frozenset([(os.getpid(), _driver_jvm_pid(s))])
-            events = s.read.schema(EVENT_DDL).parquet(paths.events).persist(StorageLevel.MEMORY_AND_DISK)
+            events = _input_order(s.read.schema(EVENT_DDL).parquet(paths.events), parts)
             counts, ranges = _batch_events_stats(events)
-        phase = board.phase("watermark, Spark's windows and dead letters")
+        phase = board.phase("watermark, Spark's windows and dead letters", records=False)
         with _JobWatch(s, phase, group, lambda: counts.records_in):
-            _land_batch(s, events, ranges, paths, parts)
+            _land_batch(s, events, ranges, paths)
             windows, in_windows, dead = _read_back(s, paths)
         phase.finish(note=f"{windows:,} windows, {dead:,} dead letters")
-        events.unpersist()
     finally:
+        if events is not None:
+            events.unpersist()  # the cache of a run that failed half-way too
         sc.setLocalProperty("spark.jobGroup.id", None)
         sc.setLocalProperty("spark.job.description", None)
     counts.late = dead - counts.bad
@@ -957,7 +962,7 @@ def _run_streaming(
         name = f"batch-{batch_id:06d}"
         if r.bad + r.late:
             bad = events.where(~valid).select(F.col("dead_letter").alias("value"))
-            late = events.where(is_late).select(_late_dead_letter(F.lit(watermark)))
+            late = events.where(is_late).select(_late_dead_letter(F.lit(watermark)).alias("value"))
             bad.unionByName(late).coalesce(1).write.mode("overwrite").text(os.path.join(paths.dead_letters, name))
         if r.n - r.bad - r.late:
             on_time = events.where(valid & ~is_late).select("ts", "country", "kind", "amount")

@@ -145,8 +145,9 @@ class Phase:
     phase's wall time so far.
     """
 
-    def __init__(self, board: StatusBoard, label: str) -> None:
+    def __init__(self, board: StatusBoard, label: str, records: bool = True) -> None:
         self.label = label
+        self.show_records = records
         self.records = 0
         self.batches: int | None = None
         self.tasks: tuple[int, int] | None = None
@@ -191,7 +192,7 @@ class Phase:
     def figures(self) -> str:
         """The figures as one short text: ``"120,000 records  40,000 records/s  3/8 tasks"``."""
         with self._lock:
-            parts = [f"{self.records:,} records", f"{self.rate():,.0f} records/s"]
+            parts = [f"{self.records:,} records", f"{self.rate():,.0f} records/s"] if self.show_records else []
             if self.batches is not None:
                 parts.append(f"{self.batches} micro-batches")
             if self.tasks is not None:
@@ -216,9 +217,10 @@ class Phase:
             console = Console(file=self._board.stream, force_terminal=True)
             self._bar = RichProgress(
                 SpinnerColumn(),
-                TextColumn("[bold]{task.description}"),
-                TextColumn("{task.fields[figures]}", table_column=Column(no_wrap=True, overflow="ellipsis")),
+                # figures first: a narrow terminal cuts the label at the end, never the figures
+                TextColumn("{task.fields[figures]}"),
                 TimeElapsedColumn(),
+                TextColumn("[bold]{task.description}", table_column=Column(no_wrap=True, overflow="ellipsis")),
                 console=console,
                 transient=False,
                 auto_refresh=False,
@@ -307,6 +309,7 @@ class StatusBoard:
             self.stream.write(f"{self.name}: {text}\n")
             self.stream.flush()
 
-    def phase(self, label: str) -> Phase:
-        """Start a phase; finish it with ``with`` or :meth:`Phase.finish`."""
-        return Phase(self, label)
+    def phase(self, label: str, records: bool = True) -> Phase:
+        """Start a phase; finish it with ``with`` or :meth:`Phase.finish`. ``records=False``: a
+        phase whose figures are tasks and a note only (no records, no records/s)."""
+        return Phase(self, label, records)
