@@ -211,18 +211,18 @@ def note_subscriber(downstream: Subscriber[T], notes: Callable[[BaseException], 
 class _Traced(Flowable[T]):
     """A traced stage: subscribes its stage behind a NoteSubscriber; fuses as its stage does."""
 
-    __slots__ = ("_inner", "_record", "_folded")
+    __slots__ = ("_source", "_record", "_folded")
 
     def __init__(self, inner: Flowable[T], record: AssemblyRecord, folded: tuple[AssemblyRecord, ...]) -> None:
-        self._inner = inner
+        self._source = inner  # named as operators name their upstream: chain walks find it
         self._record = record
         self._folded = folded  # traced stages fused into this one, upstream first
 
     def _fused(self) -> Any:
-        return self._inner._fused()
+        return self._source._fused()
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        self._inner.subscribe(note_subscriber(subscriber, self._note))
+        self._source.subscribe(note_subscriber(subscriber, self._note))
 
     def _note(self, error: BaseException) -> None:
         record = self._record
@@ -248,7 +248,7 @@ class _Traced(Flowable[T]):
             room -= 1
 
     def __repr__(self) -> str:
-        return f"{self._inner!r} {self._record.line}"
+        return f"{self._source!r} {self._record.line}"
 
 
 def _is_plain(cls: type) -> bool:
@@ -299,7 +299,7 @@ def _wrap(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
         def assembled(self: Any, *args: Any, **kwargs: Any) -> Any:
             if isinstance(self, _Traced):  # let the operator see (and flatten) its own type
-                inner = self._inner
+                inner = self._source
                 result = fn(inner, *args, **kwargs)
                 if result is inner:  # start_with() of nothing is its source
                     return self
