@@ -1075,3 +1075,84 @@ def test_fused_zip_never_calls_the_zipper_ahead_of_demand() -> None:
     # a take's bound inside a zip still lets the zip find its end at once (seed 34856)
     left = Flowable.from_iterable(iter([0, 1, 7, 3])).skip(4).buffer(3).map(len).take(1)
     left.zip_with(Flowable.range(0, 6), z).test(0).assert_result()
+
+
+_CONSUME_AT_SUBSCRIPTION: dict[str, Callable[[Flowable[int], Callable[..., Any]], Flowable[Any]]] = {
+    "take_last": lambda s, u: s.skip_while(u(lambda x: x < 3)).take_last(2),
+    "skip": lambda s, u: s.map(u(lambda x: x)).skip(2),
+    "flat_map_iterable": lambda s, u: s.flat_map_iterable(u(lambda x: [x, x])),
+    "zip": lambda s, u: s.map(u(lambda x: x)).zip_with(Flowable.range(0, 3), lambda a, b: a),
+    "scan(seed) over skip": lambda s, u: s.map(u(lambda x: x)).skip(1).scan(lambda a, b: a + b, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(_CONSUME_AT_SUBSCRIPTION))
+@pytest.mark.parametrize("hide", [False, True])
+def test_stages_that_consume_at_subscription_wait_for_on_subscribe(name: str, hide: bool) -> None:
+    # The unfused take_last, skip, flat_map_iterable and zip consume (or prefetch) their upstream
+    # once their subscriber has its subscription, and not at all if it cancels there (take(0)).
+    # The fused driver used to make that look-ahead before on_subscribe, running the user stages
+    # below (skip_while(p).take_last(2).skip_last(1).take(0) called p for every element).
+    calls: list[Any] = []
+
+    def u(f: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*a: Any) -> Any:
+            calls.append(a)
+            return f(*a)
+
+        return counted
+
+    src = Flowable.from_iterable([1, 2, 3, 4, 5])
+    chain = _CONSUME_AT_SUBSCRIPTION[name](src.hide() if hide else src, u)
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    chain.skip_last(1).take(0).subscribe(ts)
+    ts.assert_result().assert_no_violations()
+    assert calls == []
+    # without the cancel, the look-ahead still happens at subscription (eager completion)
+    ts2: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.just(1, 2).map(_raise_on(2)).take_last(1).subscribe(ts2)
+    ts2.assert_error(Boom).assert_no_violations()
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_a_source_error_at_subscription_is_not_hidden_by_a_scan_seed(hide: bool) -> None:
+    # found by the fuzzer (seeds 13606, 26556): a source failing at once under scan(f, seed).
+    # The unfused scan gets the error at subscription, before its seed was requested, and drops
+    # the seed (RxJava's scanSeed); the fused chain emitted the seed first, and when a stage
+    # after it ended on the seed (take_while) never signalled the error at all
+    def src() -> Flowable[int]:
+        s = Flowable.from_iterable(_FailsAfter())
+        return s.hide() if hide else s
+
+    ts0: TestSubscriber[int] = TestSubscriber(0)
+    seeded = src().scan(lambda a, b: a + b, 4).map(lambda x: x * 2 + 1).take_while(lambda x: x < 2)
+    seeded.on_error_return(lambda e: -7).subscribe(ts0)
+    ts0.request(5)
+    ts0.assert_result(-7).assert_no_violations()
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    src().map(lambda x: x).scan(lambda a, b: a + b, 1).scan(lambda a, b: a + b).subscribe(ts)
+    ts.assert_no_values().assert_error(Boom).assert_no_violations()
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_fused_buffer_ends_with_its_short_list(hide: bool) -> None:
+    # found by the fuzzer (seed 71840): take_while(x<6).buffer(2): the last list [5] is short
+    # because take_while stopped while it was filled; the unfused buffer emits it on that
+    # completion and completes with it, the fused chain completed a request later
+    src = Flowable.from_iterable(list(range(1, 10)))
+    f = (src.hide() if hide else src).take_while(lambda x: x < 6).buffer(2).map(len)
+    ts = f.test(3)
+    ts.assert_result(2, 2, 1).assert_no_violations()
+
+
+@pytest.mark.parametrize("hide", [False, True])
+def test_fused_concat_asks_its_last_part_whether_it_ended(hide: bool) -> None:
+    # an unsized source followed by a mapped just(5): the folded concat could not see the end
+    # of a part with user stages and completed a request late; the unfused concat completes
+    # with the last part's eager completion
+    src = Flowable.from_iterable(lambda: iter([1, 2]))
+    f = (src.hide() if hide else src).concat_with(Flowable.just(5).map(lambda x: x))
+    ts = f.test(2)
+    ts.assert_values(1, 2).assert_not_complete()
+    ts.request(1)
+    ts.assert_result(1, 2, 5).assert_no_violations()

@@ -1,24 +1,31 @@
-"""Assembly-time fusion of synchronous, stateless chains (DESIGN.md section 4).
+"""Assembly-time fusion of synchronous chains (DESIGN.md section 4): folding, then looking ahead.
 
-A synchronous source (``range``, ``just``, ``from_iterable``) followed by stateless stages (``map``,
-``filter``, ``take``, ``skip``, ``take_while``, ``skip_while``, ``scan``, ``flat_map_iterable``,
-``buffer(n)``, ``concat``/``start_with`` of synchronous sources, ...) is folded, when the chain is
-assembled, into ONE description: a factory of builtin iterators (``map``, ``filter``, ``islice``,
-``itertools.*``) plus, where it can be known, the number of elements. Subscribing drives that
-iterator with ``itertools.islice`` per ``request(n)``, and with a plain ``for`` loop when demand is
-unbounded: one Python call per element (the downstream's ``on_next``) instead of one per stage.
+Folding. A synchronous source (``range``, ``just``, ``from_iterable``) and the stages after it (``map``,
+``filter``, ``take``, ``skip``, ``scan``, ``flat_map_iterable``, ``buffer(n)``, ``concat``, ``zip``, ...)
+fold at assembly into one :class:`Fusion`: a root iterator, builtin-iterator stages (``map``,
+``filter``, ``islice``, ``itertools.*``) and the exact element count where it is known. Subscribing
+drives it with ``islice`` per ``request(n)`` (a plain ``for`` loop under unbounded demand): one
+Python call per element, not one per stage. ``hide()`` breaks fusion, as in RxJava; fused and
+unfused chains give identical signals.
 
-``hide()`` breaks fusion, as in RxJava. Fused and unfused chains give identical signals.
+Looking ahead. To complete eagerly (RxJava's sources call ``hasNext()`` at subscription and after
+each element) the driver asks, once demand is met, whether more may come (:class:`Ahead`). As in
+RxJava's fused ``isEmpty()``, a stage answers by asking the stage below; only stages with state
+answer themselves: a root (source, ``take_last``'s tail, zip's rows) or a prefetching stage
+(``ahead=True``: ``flat_map_iterable``) pulls one element ahead and keeps it for its turn
+(:class:`_Peek`; ``length_hint`` where the root knows it); ``take`` (its n given), ``skip`` (its n
+consumed first), ``scan``'s seed (not out yet) and ``concat`` (its current part, then the next)
+answer from their state first. Stages that run user code per element or drop elements (map,
+filter, distinct: ``ahead=False``) are never pulled ahead of demand, so a chain with one after its
+last root or prefetching stage (``Fusion.user``) is looked ahead through these nodes; any other
+chain has none and the driver pulls it one ahead itself, at no cost per element. An exact size ends
+the stream without looking; a "nothing more" is confirmed by one pull of the chain (:func:`_confirm`).
 
-Looking ahead. To complete eagerly (RxJava's ``fromIterable`` calls ``hasNext()`` at subscription
-and after each element) the driver pulls one element ahead when demand is met and the size is
-unknown. Through stages that run user code (``Fusion.user``: a mapper, a predicate) that would
-call the user's function for an element nobody requested, and could signal its error without
-demand, which the unfused operators never do. So such chains look ahead only once the *source*
-is exhausted: the source iterator is kept apart from the stages (``Fusion.open``) and probed with
-``length_hint``, or through :class:`_Peek` (pulls the source alone one ahead) when it has none,
-or :class:`_Counted` when the source itself runs user code but its size is known. A chain whose
-end cannot be seen that way does not fold into ``concat``/``repeat`` (``chains_blind``).
+When. Before ``on_subscribe`` only what a source does before its subscriber exists (``hasNext()``:
+``done(early=True)``); what the unfused stages do after it (skip's request(n), take_last consuming,
+a prefetch) happens right after ``on_subscribe`` (``IterSubscription._settle``), unless the
+subscriber cancelled there or its request's loop looked first. An error met early waits for its
+turn, so what the stages make first (scan's seed) still goes out if it is requested.
 """
 
 from __future__ import annotations
@@ -27,14 +34,14 @@ from collections.abc import Callable, Iterator
 from itertools import chain, islice, repeat
 from operator import is_ as _is
 from operator import length_hint
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Final, Generic, Protocol, TypeVar
 
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._spec import Subscriber
 from ._flowable import Flowable
 
-__all__ = ["Fusion", "FusedFlowable", "IterSubscription", "batch_sink", "none_index", "sized"]
+__all__ = ["Ahead", "Fusion", "FusedFlowable", "IterSubscription", "batch_sink", "none_index", "sized"]
 
 T = TypeVar("T")
 
@@ -76,17 +83,33 @@ def _take_batch(
     return chunk
 
 
+class Ahead(Protocol):
+    """A stage's answer to "may more come?" (the module docstring has the model).
+
+    ``done(early)`` is True when the stage can give nothing more. It runs no user code for an
+    element nobody requested beyond what the unfused operators run by then: with ``early`` (before
+    ``on_subscribe``) only a source's own look-ahead, after it also what the unfused stages do at
+    subscription (skip consumes its n, a prefetching stage pulls). It may raise the chain's error."""
+
+    def done(self, early: bool) -> bool: ...
+
+
 class _Peek:
-    """A source iterator that can say whether it is exhausted by pulling one element ahead from
-    the source only (what the unfused ``from_iterable`` does to complete eagerly), so the stages
-    over it never run for an element nobody requested. Used only for sources without a
-    ``length_hint`` under stages that run user code: it costs one Python call per element."""
+    """A stage that may be pulled ahead, as an iterator that holds the element it pulled to answer
+    ``done`` until its turn (one Python call per element: used only under stages that ask it).
 
-    __slots__ = ("_it", "_head")
+    ``pure``: pulling runs no user code, so it may happen before ``on_subscribe`` (a source's
+    ``hasNext()``); otherwise (``take_last`` over a ``map``, ``flat_map_iterable``) only after, as
+    the unfused operator consumes or prefetches then; before that it asks ``below``, the stage
+    under it (None: a root), for the source's own early look."""
 
-    def __init__(self, it: Iterator[Any]) -> None:
+    __slots__ = ("_it", "_head", "_pure", "_below")
+
+    def __init__(self, it: Iterator[Any], pure: bool, below: Ahead | None = None) -> None:
         self._it = it
         self._head: Any = _END
+        self._pure = pure
+        self._below = below
 
     def __iter__(self) -> _Peek:
         return self
@@ -97,27 +120,38 @@ class _Peek:
             return next(self._it)
         self._head = _END
         if type(h) is _Failed:
-            raise h.error  # the source failed while pulled ahead: its turn has come
+            raise h.error  # the chain failed while pulled ahead: its turn has come
         return h
 
-    def exhausted(self) -> bool:
-        if self._head is not _END:
-            return False
-        try:
-            h = next(self._it, _END)
-        except Exception as e:
-            # kept for the stages: elements they produce before pulling the source (scan's
-            # seed) still go out first when they are requested (see Fusion.subscribe)
-            self._head = _Failed(e)
-            raise
+    def done(self, early: bool) -> bool:
+        h = self._head
         if h is _END:
-            return True
-        self._head = h
+            if early and not self._pure:
+                b = self._below
+                return b is not None and b.done(True)
+            try:
+                h = next(self._it, _END)
+            except Exception as e:
+                # kept for its turn: what the stages above make before pulling (scan's seed) goes
+                # out first if it is requested in on_subscribe (RxJava's scanSeed does the same);
+                # after on_subscribe it ends the stream at once (errors are not delayed)
+                self._head = _Failed(e)
+                if early:
+                    return False
+                raise
+            if h is _END:
+                return True
+            self._head = h
+            return False
+        if type(h) is _Failed:
+            if early:
+                return False
+            raise h.error
         return False
 
 
 class _Failed:
-    """A source error found by :class:`_Peek` while pulling ahead; raised at its turn."""
+    """An error met by :class:`_Peek` while pulling ahead; raised at its turn."""
 
     __slots__ = ("error",)
 
@@ -125,26 +159,25 @@ class _Failed:
         self.error = error
 
 
-class _Counted:
-    """A source iterator of known size (at most ``size`` elements) that says it is exhausted once
-    that many went through, without pulling ahead (the source runs user code)."""
+class _Hint:
+    """A root iterator that knows how many elements it has left (``length_hint``: lists, tuples,
+    ranges): it answers without pulling, and adds nothing per element."""
 
-    __slots__ = ("_it", "_left")
+    __slots__ = ("_it",)
 
-    def __init__(self, it: Iterator[Any], size: int) -> None:
+    def __init__(self, it: Iterator[Any]) -> None:
         self._it = it
-        self._left = size
 
-    def __iter__(self) -> _Counted:
-        return self
+    def done(self, early: bool) -> bool:
+        return length_hint(self._it, -1) == 0
 
-    def __next__(self) -> Any:
-        x = next(self._it)
-        self._left -= 1
-        return x
 
-    def exhausted(self) -> bool:
-        return self._left <= 0
+def _pull_node(it: Iterator[Any], root: bool, pure: bool, below: Ahead | None) -> tuple[Iterator[Any], Ahead]:
+    """The node of a chain that may be pulled ahead, and the iterator to drive in its place."""
+    if root and length_hint(it, -1) >= 0:
+        return it, _Hint(it)
+    p = _Peek(it, pure, below)
+    return p, p
 
 
 def batch_sink(d: Any) -> Any:
@@ -159,18 +192,25 @@ def batch_sink(d: Any) -> Any:
     return nb
 _MAX: Final = MAX_DEMAND
 
+# how a stage may be looked ahead through (``Fusion.then(ahead=...)``)
+_PASS: Final = 0  # yields what it pulls, no user code: pulled ahead with the chain below it
+_ASK: Final = 1  # runs user code per element or drops elements: asks the stage below
+_AHEAD: Final = 2  # its unfused operator prefetches: may be pulled ahead (after on_subscribe)
+
+Look = Callable[[Iterator[Any], Ahead], "tuple[Iterator[Any], Ahead]"]
+
 
 class Fusion(Generic[T]):
-    """What a fused chain will do on subscription: an iterator factory and an optional size.
+    """What a fused chain will do on subscription: a root, stages over it, an optional size.
 
     ``producers`` names the stages that can produce an element from user code (``map``, ``scan``, ...),
     so that a ``None`` element can be blamed on the right operator.
 
-    ``user``: some stage after the source runs user code per element (a mapper, a predicate). The
-    driver then never pulls the chain ahead of demand while the source still has elements: that
-    would call the user's function for an element nobody asked for (and could signal its error
-    without demand), where the unfused operators only see elements as they are requested (RxJava:
-    ``fromIterable(...).map(f)`` calls ``f`` once per requested element).
+    ``user``: the chain's top may not be pulled ahead of demand (a stage after the last root or
+    prefetching stage runs user code per element, or drops elements): the driver asks the stages'
+    nodes instead (module docstring). ``pure``: no stage runs user code at all when pulled.
+    ``sizer``: the exact number of elements, when known without pulling anything (the driver then
+    ends the stream at that count without looking).
     """
 
     __slots__ = (
@@ -181,14 +221,11 @@ class Fusion(Generic[T]):
         "eager",
         "none_free",
         "user",
+        "pure",
         "_source",
-        "_source_user",
-        "_source_sizer",
+        "_root_pure",
+        "_root_look",
         "_stages",
-        "bound_only",
-        "_hold_at",
-        "_nprobes",
-        "_blind_upto",
     )
 
     def __init__(
@@ -200,6 +237,8 @@ class Fusion(Generic[T]):
         eager: bool = True,
         none_free: bool = False,
         user: bool | None = None,
+        pure: bool = True,
+        look: Callable[[], Any] | None = None,
     ) -> None:
         self.factory = factory
         self.sizer = sizer
@@ -212,29 +251,15 @@ class Fusion(Generic[T]):
         # none_free: the chain cannot yield None (a range, through stages that only pass elements
         # on or group them), so batches skip the per-element None scan (rule 2.13 check)
         self.none_free = none_free
-        # a root (a source, or a combination such as zip that prefetches its inputs anyway) may
-        # be pulled ahead unless it says otherwise (concat/repeat of chains with user stages)
+        # a root may be pulled ahead unless it says otherwise: a concatenation of chains with user
+        # stages, which then brings ``look``: () -> (its iterator, its node)
         self.user = bool(user)
-        # the source's iterator factory and the stages over it, kept apart so that the driver can
-        # ask the source itself whether it is exhausted (``open``)
+        self.pure = pure and not self.user
+        self._root_pure = self.pure
         self._source: Callable[[], Iterator[Any]] = factory
-        self._source_user = self.user  # the source itself runs user code (a concat of mapped chains)
-        self._source_sizer = sizer
-        # the stages over the source: (source iterator, probes or None) -> chain iterator; a
-        # bounding stage (take) appends a probe of its own exhaustion when probes are wanted
-        self._stages: Callable[[Iterator[Any], list[Any] | None], Iterator[T]] | None = None
-        # A stage that can hold elements once the source is exhausted (flat_map_iterable's current
-        # inner) or make one without it (scan's seed) defeats the probes below it: pulling the
-        # chain when they say "exhausted" would run the user stages after it for an element nobody
-        # requested. Such a stage brings its own probe (``then(probe=...)``); once a user stage
-        # follows it, the probes before it (``_blind_upto``) are no longer asked. ``_nprobes``
-        # counts the probes; ``_hold_at`` is the index of the last holding stage's probe (-1: none).
-        # the size is only an upper bound (take(n) over a source of unknown size): reaching it
-        # ends the stream, but fewer elements may come, so the end is looked for as if unknown
-        self.bound_only = False
-        self._hold_at = -1
-        self._nprobes = 1
-        self._blind_upto = 0
+        self._root_look = look if self.user else None
+        # (wrap, how it is looked ahead through, its own node builder or None)
+        self._stages: tuple[tuple[Callable[[Iterator[Any]], Iterator[Any]], int, Look | None], ...] = ()
 
     def then(
         self,
@@ -242,26 +267,25 @@ class Fusion(Generic[T]):
         name: str,
         sizer: Sizer | None = None,
         produces: bool = False,
-        user: bool | None = None,
-        bound: int | None = None,
-        probe: Callable[[Iterator[Any], list[Any]], Any] | None = None,
+        ahead: bool | None = None,
+        look: Look | None = None,
     ) -> Fusion[Any]:
         """A new Fusion whose iterator is ``wrap(previous iterator)``.
 
-        ``user``: whether the chain runs user code per element after this stage (default: it did
-        before, or this stage produces elements from user code). A stage that runs a predicate
-        passes True; a stage that consumes its upstream ahead anyway (as the unfused operator's
-        prefetch does) passes False. ``bound``: the stage yields at most that many elements and
-        then never pulls its upstream again (take): once it gave them, the driver may look ahead
-        through later user stages (it completes right after the n-th, as the unfused take).
-        ``probe``: the stage may yield elements after its upstream is exhausted (see
-        ``_hold_at``), or knows its end better than the probes below (skip); ``probe(upstream iterator, the valid probes below)`` builds the stage as an iterator
-        with an ``exhausted()`` method, used instead of ``wrap`` when the driver probes."""
+        ``ahead``: None (default) for a stage that yields what it pulls and runs no user code
+        (take, skip, buffer), or that produces from user code (``produces``: as False); False for
+        a stage that runs user code per element or drops elements (filter, distinct): never pulled
+        ahead of demand, it asks the stage below; True for a stage whose unfused operator consumes
+        its upstream ahead anyway (flat_map_iterable's prefetch): it may be pulled ahead.
+        ``look(iterator below, node below) -> (iterator, node)``: the stage in the form the driver
+        looks ahead through, for a stage that holds elements or ends on its own (its node answers
+        from its state first); used only over stages that ask (module docstring)."""
         factory = self.factory
 
         def make() -> Iterator[Any]:
             return wrap(factory())
 
+        kind = (_ASK if produces else _PASS) if ahead is None else (_AHEAD if ahead else _ASK)
         f: Fusion[Any] = Fusion(
             make,
             sizer,
@@ -269,63 +293,43 @@ class Fusion(Generic[T]):
             self.names + (name,),
             self.eager,
             self.none_free and not produces,
-            (self.user or produces) if user is None else user,
         )
+        f.user = self.user if kind == _PASS else kind == _ASK
+        f.pure = self.pure and kind == _PASS
         f._source = self._source
-        f._source_user = self._source_user
-        f._source_sizer = self._source_sizer
-        f.bound_only = self.bound_only or (bound is not None and self.sizer is None)
-        f._hold_at = self._hold_at
-        f._nprobes = self._nprobes
-        f._blind_upto = self._blind_upto
-        if self._hold_at >= 0 and (produces or user):
-            f._blind_upto = self._hold_at  # user code after a holding stage: only its probe counts
-        # the probes this stage's own probe may rely on: none below a holding stage's probe (the
-        # source may be exhausted while that stage still holds elements)
-        lo = f._blind_upto if self._hold_at < 0 else max(f._blind_upto, self._hold_at)
-        if probe is not None:
-            f._hold_at = f._nprobes
-            f._nprobes += 1
-        if bound is not None:
-            f._nprobes += 1
-        prev = self._stages
-
-        def staged(it: Iterator[Any], probes: list[Any] | None) -> Iterator[Any]:
-            up = it if prev is None else prev(it, probes)
-            out: Iterator[Any]
-            if probe is not None and probes is not None:
-                out = probe(up, probes[lo:])  # one Python call per element, only when probed
-                probes.append(out)
-            else:
-                out = wrap(up)
-            if bound is not None and probes is not None:
-                out = _Counted(out, bound)  # one Python call per element, only when probed
-                probes.append(out)
-            return out
-
-        f._stages = staged
+        f._root_pure = self._root_pure
+        f._root_look = self._root_look
+        f._stages = (*self._stages, (wrap, kind, look))
         return f
 
-    def open(self) -> tuple[Iterator[T], Iterator[Any], list[Any] | None]:
-        """The chain's iterator, its source's iterator and the probes of a chain with user stages
-        (the driver asks them, without running any stage, whether the source or a bounding stage
-        is exhausted: ``length_hint`` where the source knows it, else a :class:`_Peek` or
-        :class:`_Counted` wrapper, used only when the stages run user code)."""
-        src: Iterator[Any] = self._source()
-        stages = self._stages
-        if stages is None:
-            return src, src, None
-        probes: list[Any] | None = None
-        if self.user and self.eager:  # eager=False never looks ahead
-            if length_hint(src, -1) < 0:
-                if not self._source_user:
-                    src = _Peek(src)  # pulling the source ahead runs no user code
-                elif self._source_sizer is not None:
-                    n = self._source_sizer()  # a source with user code (a concat of mapped
-                    if n is not None:  # chains): count what it gave instead of pulling it ahead
-                        src = _Counted(src, n)
-            probes = [src]
-        return stages(src, probes), src, probes
+    def open(self, need_node: bool = False) -> tuple[Iterator[T], Ahead | None, Iterator[Any]]:
+        """The chain's iterator, its top node (None: the driver may pull the chain itself ahead;
+        ``need_node``: a pull node over it then) and its root iterator. The nodes are built only
+        for a chain whose top asks (``user``) and that looks ahead at all (``eager``)."""
+        looks = self.user and self.eager
+        node: Ahead | None = None
+        pure = self._root_pure
+        if self._root_look is not None and looks:
+            it, node = self._root_look()
+            src = it
+        else:
+            it = src = self._source()
+            if looks:
+                it, node = _pull_node(it, True, pure, None)  # a root may be pulled ahead
+        for wrap, kind, look in self._stages:
+            if node is None:
+                it = wrap(it)
+                continue
+            if look is None:
+                it = wrap(it)  # asks the stage below: the same node answers
+            else:
+                it, node = look(it, node)  # answers from its own state first
+            pure = pure and kind == _PASS
+            if kind == _AHEAD:
+                it, node = _pull_node(it, False, pure, node)  # prefetching: may be pulled ahead
+        if node is None and need_node:
+            it, node = _pull_node(it, it is src, self.pure, None)
+        return it, node, src
 
     def none_error(self) -> TypeError:
         from ..errors import NoneElementError
@@ -344,76 +348,52 @@ class Fusion(Generic[T]):
     def subscribe(self, subscriber: Subscriber[T]) -> None:
         from .._internal.subscriptions import complete_empty, error_empty
 
-        head: Any = _END
-        failed: Exception | None = None
-        src: Any = None
+        head: Any = _NO_PULL
         try:
-            it, src, probes = self.open()
+            it, node, src = self.open()
             size = self.sizer() if self.sizer is not None else None
-            if size != 0 and self.eager and may_look_ahead(self, None if src is it else src, size, probes):
+            if size != 0 and self.eager:
                 # an empty stream completes at subscription, as RxJava's fromIterable (hasNext()
-                # before anything is requested); an element found waits for the first request
-                head = next(it, _END)
+                # before anything is requested); an element pulled ahead waits for the first request
+                if node is not None:
+                    head = _confirm(it) if node.done(True) else _NO_PULL
+                elif self.pure:
+                    head = _look(it, None if src is it else src, size)
                 if head is _END:
                     size = 0
         except Exception as e:
-            if type(src) is not _Peek or type(src._head) is not _Failed:
-                error_empty(subscriber, e)
-                return
-            # The source failed when probed (a user chain looks ahead at its source only). The
-            # unfused operators see that error at subscription too, but what the subscriber
-            # requests inside on_subscribe goes out first (scan's seed before the error, as
-            # RxJava's scanSeed); the rest is dropped (errors are not delayed).
-            failed = e
+            error_empty(subscriber, e)
+            return
         if size == 0:
             complete_empty(subscriber)
             return
-        s = IterSubscription(subscriber, it, size, self, src)
-        s._head = head
-        s._probes = probes
+        s = IterSubscription(subscriber, it, size, self, src, node)
+        if head is not _NO_PULL:
+            s._head = head
+        # the look-ahead of stages that the unfused operators make after on_subscribe
+        late = self.eager and not self.pure
+        s._look_due = late
         subscriber.on_subscribe(s)
-        if failed is not None:
-            # the rule 3.9 path parks an error for the emission loop's owner: no overlap with a
-            # loop that a request from on_subscribe (maybe on another thread) still runs; a
-            # stream that already ended (the loop met the kept error) ignores it
-            s._fail_request(failed)
+        if late:
+            s._settle()
 
 
-def may_look_ahead(
-    fusion: Fusion[Any], src: Iterator[Any] | None, remaining: int | None, probes: list[Any] | None = None
-) -> bool:
-    """Whether pulling the chain one element ahead (to complete eagerly, as RxJava's sources call
-    ``hasNext()`` at subscription and after each element) is what the unfused operators would do.
-
-    * No per-element user code in the stages: yes when the size is unknown (only sources and
-      pass-through stages are pulled), and under ``take(n)`` over a source of unknown size
-      (``remaining`` is then only a bound).
-    * User code in the stages (``fusion.user``): only once the source itself is exhausted, so no
-      user function runs for an element nobody requested (and no error is signalled for it).
-
-    ``src`` is the source's iterator under the stages (None for a chain without stages, whose
-    known size is exact); ``probes`` (user chains) the source's and each bounding stage's probe.
-    May raise the source's own error (a :class:`_Peek` pulling ahead)."""
-    if not fusion.user:
-        if remaining is None or fusion.bound_only:
-            return True
-        return src is not None and length_hint(src, -1) <= 0
-    if not probes:
-        return False
-    return probes_say_end(probes[fusion._blind_upto :] if fusion._blind_upto else probes)
+def _confirm(it: Iterator[Any]) -> Any:
+    """The chain's stages said they have nothing more: the iterator itself ends the stream. A
+    pull that runs no user code for an element nobody requested, and meets StopIteration at once,
+    except at builtin zip, which stops at its shortest input and, pulled again, pulls its first
+    input once more: that input's own end or error, which the unfused zip (subscribing its inputs
+    in order) meets first. An element it yields after all is kept for its turn."""
+    return next(it, _END)
 
 
-def probes_say_end(probes: list[Any]) -> bool:
-    """Whether one of ``probes`` says the chain above it can give nothing more. The last ones
-    first: a take bound (``_Counted``) answers without pulling anything, where the source's
-    ``_Peek`` pulls, and could meet an error that the bounded chain never sees."""
-    for p in reversed(probes):
-        if type(p) is _Peek or type(p) is _Counted or hasattr(p, "exhausted"):
-            if p.exhausted():
-                return True
-        elif length_hint(p, -1) == 0:
-            return True
-    return False
+def _look(it: Iterator[Any], src: Iterator[Any] | None, remaining: int | None) -> Any:
+    """Look one element ahead through a chain whose top may be pulled ahead: the element, ``_END``,
+    or ``_NO_PULL`` where the exact size says more will come (the source's own ``length_hint``
+    still says when it ran dry early: a list that shrank). May raise the chain's error."""
+    if remaining is None or (src is not None and length_hint(src, -1) <= 0):
+        return next(it, _END)
+    return _NO_PULL
 
 
 class IterSubscription(Generic[T]):
@@ -435,17 +415,25 @@ class IterSubscription(Generic[T]):
         "_bad_once",
         "_head",
         "_src",
-        "_probes",
+        "_node",
+        "_look_due",
     )
 
     def __init__(
-        self, downstream: Subscriber[T], it: Iterator[T], size: int | None, fusion: Fusion[T], src: Iterator[Any] | None = None
+        self,
+        downstream: Subscriber[T],
+        it: Iterator[T],
+        size: int | None,
+        fusion: Fusion[T],
+        src: Iterator[Any] | None = None,
+        node: Ahead | None = None,
     ) -> None:
         self._downstream: Subscriber[T] | None = downstream
         self._it: Iterator[T] | None = it
-        # the source's own iterator under the stages (exhaustion probe); None: no stages
+        # the root's own iterator under the stages (its length_hint); None: no stages
         self._src = None if src is it else src
-        self._probes: list[Any] | None = None  # user chains: what says the chain may be pulled ahead
+        self._node = node  # the top stage's answer to "may more come?"; None: pull the chain ahead
+        self._look_due = False  # the look-ahead due right after on_subscribe (see _settle)
         self._remaining = size
         self._requested = AtomicInt(0)
         self._cancelled = False
@@ -493,7 +481,7 @@ class IterSubscription(Generic[T]):
         self._downstream = None
         self._it = None
         self._src = None
-        self._probes = None
+        self._node = None
 
     def _emit(self) -> None:
         try:
@@ -502,10 +490,45 @@ class IterSubscription(Generic[T]):
             if self._bad is not None:
                 self._signal_bad()  # the loop owner ends the stream with the parked 3.9 error
 
+    def _settle(self) -> None:
+        """Right after on_subscribe: look ahead as the unfused stages do once their subscriber has
+        its subscription (skip requests its n, take_last consumes, a prefetch starts), unless the
+        subscriber cancelled in on_subscribe or a loop (its request) already looked."""
+        if not self._look_due or self._cancelled:
+            return
+        # race: a request from another thread may start the loop now. Only the owner of the loop
+        # touches the iterator: take ownership with one unit that is not demand, or leave the
+        # look to the loop that owns it (it looks once its demand is met).
+        requested = self._requested
+        if not requested.compare_and_set(0, 1):
+            return
+        d = self._downstream
+        it = self._it
+        if self._look_due and not self._cancelled and d is not None and it is not None:
+            self._look_due = False
+            try:
+                nxt = self._ahead(it, self._remaining)
+            except Exception as ex:
+                self._error(d, ex)
+                return
+            if nxt is _END:
+                self._complete(d)
+                return
+            if nxt is not _NO_PULL:
+                self._head = nxt
+        if produced(requested, 1) != 0 or self._bad is not None:
+            self._emit()  # demand (or a rule 3.9 error) arrived while this thread owned the loop
+
+    def _ahead(self, it: Iterator[Any], remaining: int | None) -> Any:
+        node = self._node
+        if node is None:
+            return _look(it, self._src, remaining)
+        return _confirm(it) if node.done(False) else _NO_PULL
+
     def _run(self) -> None:
         d = self._downstream
         it = self._it
-        if d is None or it is None:
+        if d is None or it is None or self._cancelled:
             return
         on_next = d.on_next
         on_batch = batch_sink(d)  # library-internal batch protocol
@@ -589,9 +612,10 @@ class IterSubscription(Generic[T]):
             r = requested.get()
             if r == e:
                 if self._fusion.eager:
-                    # eager completion (as RxJava's sources): look one element ahead
+                    # eager completion (as RxJava's sources): ask whether more may come
+                    self._look_due = False
                     try:
-                        nxt = next(it, _END) if self._may_look_ahead(remaining) else _NO_PULL
+                        nxt = self._ahead(it, remaining)
                     except Exception as ex:
                         self._error(d, ex)
                         return
@@ -606,9 +630,6 @@ class IterSubscription(Generic[T]):
                 e = 0
                 if r == 0:
                     return
-
-    def _may_look_ahead(self, remaining: int | None) -> bool:
-        return may_look_ahead(self._fusion, self._src, remaining, self._probes)
 
     def _complete(self, d: Subscriber[T]) -> None:
         if self._cancelled:

@@ -32,7 +32,7 @@ from ..._internal.requests import add_cap, mul_cap
 from ..._spec import Subscriber
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Fusion, Sizer, none_index
+from .._fused import Ahead, FusedFlowable, Fusion, Sizer, none_index
 from ._take_last import PostCompleteSubscriber
 
 __all__ = ["buffer"]
@@ -219,6 +219,40 @@ def _batches(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[list[Any]]:
             return
 
 
+class _Buffers:
+    """The fused buffer(n) under stages that ask (``_fused.py``): a short list means the stage
+    below ended while it was filled (a take_while that stopped), so the stage has nothing more,
+    whatever the source still holds: the unfused buffer emits that list on the upstream's
+    completion and completes with it."""
+
+    __slots__ = ("_it", "_n", "_fz", "_below", "_ended")
+
+    def __init__(self, it: Iterator[Any], n: int, fz: Fusion[Any], below: Ahead) -> None:
+        self._it = it
+        self._n = min(n, sys.maxsize)
+        self._fz = fz
+        self._below = below
+        self._ended = False
+
+    def __iter__(self) -> _Buffers:
+        return self
+
+    def __next__(self) -> list[Any]:
+        if self._ended:
+            raise StopIteration
+        b = list(islice(self._it, self._n))
+        if len(b) < self._n:
+            self._ended = True
+            if not b:
+                raise StopIteration
+        if none_index(b) >= 0:
+            raise self._fz.none_error()
+        return b
+
+    def done(self, early: bool) -> bool:
+        return self._ended or self._below.done(early)
+
+
 def buffer(source: Flowable[T], count: int, skip: int | None = None) -> Flowable[list[T]]:
     c = _check_positive("buffer", "count", count)
     s = c if skip is None else _check_positive("buffer", "skip", skip)
@@ -233,5 +267,10 @@ def buffer(source: Flowable[T], count: int, skip: int | None = None) -> Flowable
                 return None if size is None else -(-size // c)
 
         f = fz
-        return FusedFlowable(fz.then(lambda it: _batches(it, c, f), "buffer", sizer))
+
+        def look(it: Iterator[Any], below: Ahead) -> tuple[Iterator[Any], Ahead]:
+            k = _Buffers(it, c, f, below)
+            return k, k
+
+        return FusedFlowable(fz.then(lambda it: _batches(it, c, f), "buffer", sizer, look=look))
     return _BufferFlowable(source, c, s)

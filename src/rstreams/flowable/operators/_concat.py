@@ -21,7 +21,8 @@ fused sources fold even when others do not).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import Any, Final, TypeVar, final
 
@@ -32,7 +33,7 @@ from ..._internal.subscriptions import SubscriptionArbiter
 from ..._spec import Publisher, Subscriber, Subscription
 from ...errors import NoneElementError
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Fusion, Sizer
+from .._fused import Ahead, FusedFlowable, Fusion, Sizer
 
 __all__ = [
     "concat",
@@ -40,6 +41,7 @@ __all__ = [
     "start_with",
     "switch_if_empty",
     "ArbiterSubscriber",
+    "ChainedLook",
     "as_flowable",
     "NOOP_SUBSCRIBER",
 ]
@@ -218,6 +220,59 @@ class _ConcatFlowable(Flowable[T]):
         return f"Flowable.concat(<{len(self.sources)} sources>)"
 
 
+class ChainedLook:
+    """The node of a concatenation of fused chains with user stages (``_fused.py``). Asked whether
+    more may come, it asks the part being iterated, then the parts after it, opening them as the
+    unfused concat subscribes the next source when the current one completes; the iterator
+    (builtin ``chain`` over the parts: no cost per element) takes the parts it opened in order.
+    Nothing happens before on_subscribe: the unfused concat subscribes its first source after it."""
+
+    __slots__ = ("_parts", "_ahead", "_node")
+
+    def __init__(self, parts: Iterable[Fusion[Any]]) -> None:
+        self._parts = iter(parts)
+        self._ahead: deque[tuple[Iterator[Any], Ahead]] = deque()  # opened to answer, not yet iterated
+        self._node: Ahead | None = None  # the part being iterated
+
+    @staticmethod
+    def open(parts: Iterable[Fusion[Any]]) -> tuple[Iterator[Any], Ahead]:
+        look = ChainedLook(parts)
+        return chain.from_iterable(look._iterators()), look
+
+    def _open(self) -> tuple[Iterator[Any], Ahead] | None:
+        part = next(self._parts, None)
+        if part is None:
+            return None
+        it, node, _ = part.open(need_node=True)
+        assert node is not None
+        return it, node
+
+    def _iterators(self) -> Iterator[Iterator[Any]]:
+        while True:
+            got = self._ahead.popleft() if self._ahead else self._open()
+            if got is None:
+                return
+            it, self._node = got
+            yield it
+
+    def done(self, early: bool) -> bool:
+        if early:
+            return False
+        node = self._node
+        if node is not None and not node.done(False):
+            return False
+        for _, node in self._ahead:
+            if not node.done(False):
+                return False
+        while True:
+            got = self._open()
+            if got is None:
+                return True
+            self._ahead.append(got)
+            if not got[1].done(False):
+                return False
+
+
 def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
     factories = [f.factory for f in fusions]
     sizers = [f.sizer for f in fusions]
@@ -243,19 +298,17 @@ def _chain_fusions(fusions: list[Fusion[Any]]) -> Fusion[Any]:
     producers: tuple[str, ...] = ()
     for f in fusions:
         producers += f.producers
-    fz = Fusion(make, sizer, producers, ("concat",), user=any(f.user for f in fusions))
-    # a part's size that is only a bound (take over an unsized source) makes the total one too:
-    # the driver must still look for the end (and an error) one element ahead
-    fz.bound_only = any(f.bound_only for f in fusions)
-    return fz
-
-
-def chains_blind(fz: Fusion[Any]) -> bool:
-    """True for a chain of unknown size whose stages run user code: inside one chained iterator
-    the driver could only learn where it ends by running those stages ahead of demand (the
-    chain's own driver probes its source instead), so it stays a separate source. A size that
-    is only a bound (take over a source of unknown size) does not show the end either."""
-    return fz.user and (fz.sizer is None or fz.bound_only)
+    # parts whose top may not be pulled ahead make a root that asks its parts (ChainedLook)
+    parts = tuple(fusions)
+    return Fusion(
+        make,
+        sizer,
+        producers,
+        ("concat",),
+        user=any(f.user for f in parts),
+        pure=all(f.pure for f in parts),
+        look=lambda: ChainedLook.open(parts),
+    )
 
 
 def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
@@ -281,7 +334,7 @@ def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
 
     for s in flat:
         fz = s._fused()
-        if fz is not None and not chains_blind(fz):
+        if fz is not None:
             run.append(fz)
             run_src.append(s)
         else:

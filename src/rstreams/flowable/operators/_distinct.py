@@ -102,11 +102,10 @@ def distinct(source: Flowable[T], key_fn: Callable[[T], Hashable] | None = None)
         _check_callable("distinct", key_fn)
     fz = source._fused()
     if fz is not None:
-        # user=True even without a key: the driver must not look ahead *through* this filter (to
-        # complete eagerly) while the source has elements, or a run of duplicates is pulled from
-        # the source without demand (forever for an endless one, and a source error surfaces
-        # early); the unfused operator only requests a replacement per dropped duplicate
-        return FusedFlowable(fz.then(lambda it: _distinct_iter(it, key_fn), "distinct", user=True))
+        # a filter (ahead=False): looking ahead through it would pull a run of duplicates from the
+        # source without demand (forever for an endless one); the unfused operator requests one
+        # replacement per dropped duplicate
+        return FusedFlowable(fz.then(lambda it: _distinct_iter(it, key_fn), "distinct", ahead=False))
     return _DistinctFlowable(source, key_fn)
 
 
@@ -209,11 +208,11 @@ def distinct_until_changed(
         if comparer is not None:
             cmp = comparer
             return FusedFlowable(
-                fz.then(lambda it: _changed_with_comparer(it, key_fn, cmp), "distinct_until_changed", user=True)
+                fz.then(lambda it: _changed_with_comparer(it, key_fn, cmp), "distinct_until_changed", ahead=False)
             )
         if key_fn is None:
-            # user=True: no look-ahead through the filter (see distinct above)
-            return FusedFlowable(fz.then(lambda it: map(itemgetter(0), groupby(it)), "distinct_until_changed", user=True))
+            # a filter (see distinct above)
+            return FusedFlowable(fz.then(lambda it: map(itemgetter(0), groupby(it)), "distinct_until_changed", ahead=False))
         kf = key_fn
-        return FusedFlowable(fz.then(lambda it: map(_first_of_run, groupby(it, kf)), "distinct_until_changed", user=True))
+        return FusedFlowable(fz.then(lambda it: map(_first_of_run, groupby(it, kf)), "distinct_until_changed", ahead=False))
     return _DistinctUntilChangedFlowable(source, key_fn, comparer)

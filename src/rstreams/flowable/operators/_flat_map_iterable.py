@@ -262,65 +262,15 @@ class _FlatMapIterableFlowable(Flowable[Any]):
         self._source.subscribe(_FlattenSubscriber(subscriber, self._mapper))
 
 
-class _FlatProbe:
-    """The fused stage as a Python iterator that can say whether it is exhausted by pulling one
-    element ahead (its upstream and inner iterables only: what the unfused operator prefetches),
-    so the user stages after it never run for an element nobody requested."""
-
-    __slots__ = ("_up", "_to_iter", "_cur", "_head")
-
-    def __init__(self, up: Iterator[Any], to_iter: Callable[[Any], Iterator[Any]]) -> None:
-        self._up = up
-        self._to_iter = to_iter
-        self._cur: Iterator[Any] | None = None
-        self._head: Any = _NOTHING
-
-    def __iter__(self) -> _FlatProbe:
-        return self
-
-    def __next__(self) -> Any:
-        h = self._head
-        if h is not _NOTHING:
-            self._head = _NOTHING
-            return h
-        cur = self._cur
-        while True:
-            if cur is not None:
-                for x in cur:
-                    return x
-            cur = self._cur = self._to_iter(next(self._up))
-
-    def exhausted(self) -> bool:
-        if self._head is not _NOTHING:
-            return False
-        h = next(self, _NOTHING)
-        if h is _NOTHING:
-            return True
-        self._head = h
-        return False
-
-
-_NOTHING: Final = object()
-
-
 def flat_map_iterable(source: Flowable[T], mapper: Callable[[T], Iterable[R]]) -> Flowable[R]:
     _check_callable("flat_map_iterable", mapper)
     fz = source._fused()
     if fz is not None:
         checked = partial(_iter_of, mapper)
         return FusedFlowable(
-            # user=False: looking ahead maps the next upstream element and pulls its iterable, which
+            # ahead=True: looking ahead maps the next upstream element and pulls its iterable, which
             # the unfused operator (as RxJava's) does too: it prefetches and checks hasNext eagerly
-            fz.then(
-                lambda it: chain.from_iterable(map(checked, it)),
-                "flat_map_iterable",
-                None,
-                produces=True,
-                user=False,
-                # the rest of the current inner iterable is held: probed, the stage says itself
-                # whether it is exhausted (pulling its upstream and inners, as the unfused does)
-                probe=lambda it, _below: _FlatProbe(it, checked),
-            )
+            fz.then(lambda it: chain.from_iterable(map(checked, it)), "flat_map_iterable", None, produces=True, ahead=True)
         )
     return _FlatMapIterableFlowable(source, mapper)
 

@@ -200,7 +200,7 @@ def filter_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T
     _check_callable("filter", predicate)
     fz = source._fused()
     if fz is not None:
-        return FusedFlowable(fz.then(lambda it: builtins.filter(predicate, it), "filter", user=True))
+        return FusedFlowable(fz.then(lambda it: builtins.filter(predicate, it), "filter", ahead=False))
     return _FilterFlowable(source, predicate)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from itertools import chain
+from itertools import repeat as _times
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
@@ -27,7 +28,7 @@ from ..._internal.atomics import AtomicInt
 from ..._spec import Subscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer
-from ._concat import ArbiterSubscriber, chains_blind
+from ._concat import ArbiterSubscriber, ChainedLook
 
 __all__ = ["retry", "repeat"]
 
@@ -181,7 +182,17 @@ def _repeat_fusion(fz: Fusion[Any], times: int) -> Fusion[Any]:
         def sizer() -> int | None:  # noqa: E306
             s = up()
             return None if s is None else s * times
-    return Fusion(make, sizer, fz.producers, fz.names + ("repeat",), fz.eager, fz.none_free, fz.user)
+    return Fusion(
+        make,
+        sizer,
+        fz.producers,
+        fz.names + ("repeat",),
+        fz.eager,
+        fz.none_free,
+        fz.user,
+        pure=fz.pure,
+        look=lambda: ChainedLook.open(_times(fz, times)),
+    )
 
 
 def repeat(source: Flowable[T], times: int | None = None) -> Flowable[T]:
@@ -193,6 +204,6 @@ def repeat(source: Flowable[T], times: int | None = None) -> Flowable[T]:
     if n == 1:
         return source
     fz = source._fused()
-    if fz is not None and n != _FOREVER and not chains_blind(fz):
+    if fz is not None and n != _FOREVER:
         return FusedFlowable(_repeat_fusion(fz, n))
     return _RepeatFlowable(source, n)

@@ -30,7 +30,7 @@ from ...errors import NoneElementError
 from .._base import BasicSubscriber, none_result_error
 from .._enums import NOTSET
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Sizer, probes_say_end
+from .._fused import Ahead, FusedFlowable, Sizer
 from ._map_filter import _check_callable
 
 __all__ = ["scan"]
@@ -213,18 +213,19 @@ class _ScanFlowable(Flowable[Any]):
             self._source.subscribe(_ScanSeedSubscriber(subscriber, self._fn, self._seed))
 
 
-class _SeedProbe:
-    """The fused scan with a seed, probed: exhausted only once the seed went out and the probes
-    below say their end is reached."""
+class _Seed:
+    """The fused scan with a seed under stages that ask (``_fused.py``): the seed is made without
+    the chain below, so the stage has nothing more only once the seed went out and the stage below
+    says so (asked in any case: the source's own look-ahead at subscription goes through)."""
 
     __slots__ = ("_it", "_sent", "_below")
 
-    def __init__(self, it: Iterator[Any], below: list[Any]) -> None:
+    def __init__(self, it: Iterator[Any], below: Ahead) -> None:
         self._it = it
         self._sent = False
         self._below = below
 
-    def __iter__(self) -> _SeedProbe:
+    def __iter__(self) -> _Seed:
         return self
 
     def __next__(self) -> Any:
@@ -232,8 +233,9 @@ class _SeedProbe:
         self._sent = True
         return x
 
-    def exhausted(self) -> bool:
-        return self._sent and probes_say_end(self._below)
+    def done(self, early: bool) -> bool:
+        below = self._below.done(early)
+        return self._sent and below
 
 
 def scan(source: Flowable[T], accumulator: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
@@ -252,15 +254,11 @@ def scan(source: Flowable[T], accumulator: Callable[[R, T], R], seed: R | Any = 
                 s = up()
                 return None if s is None else s + 1
 
+        def look(it: Iterator[Any], below: Ahead) -> tuple[Iterator[Any], Ahead]:
+            k = _Seed(accumulate(it, accumulator, initial=seed), below)
+            return k, k
+
         return FusedFlowable(
-            # the seed is made without the source: probed, the stage is not exhausted before it
-            # went out, whatever the probes below say
-            fz.then(
-                lambda it: accumulate(it, accumulator, initial=seed),
-                "scan",
-                sizer,
-                produces=True,
-                probe=lambda it, below: _SeedProbe(accumulate(it, accumulator, initial=seed), below),
-            )
+            fz.then(lambda it: accumulate(it, accumulator, initial=seed), "scan", sizer, produces=True, look=look)
         )
     return _ScanFlowable(source, accumulator, seed)

@@ -66,5 +66,5 @@ def skip_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowabl
     _check_callable("skip_while", predicate)
     fz = source._fused()
     if fz is not None:
-        return FusedFlowable(fz.then(lambda it: dropwhile(predicate, it), "skip_while", user=True))
+        return FusedFlowable(fz.then(lambda it: dropwhile(predicate, it), "skip_while", ahead=False))
     return _SkipWhileFlowable(source, predicate)

@@ -179,7 +179,7 @@ def take_last(source: Flowable[T], count: int) -> Flowable[T]:
         # error (a raising mapper, a None element) arrives with no demand. A known size would make
         # the driver skip that look-ahead and run the whole upstream at the first request; only
         # an upstream that can neither fail nor run user code (a range) keeps its size here.
-        if up is not None and fz.none_free and not fz.user:
+        if up is not None and fz.none_free and fz.pure:
 
             def sizer() -> int | None:
                 s = up()
@@ -192,7 +192,9 @@ def take_last(source: Flowable[T], count: int) -> Flowable[T]:
             return _fused_tail(factory(), n, f)
 
         # A new root, not a stage: the unfused take_last consumes its upstream at subscription,
-        # so the driver may pull the tail ahead (it computes it, and meets an upstream error,
-        # at subscription) even when stages with user code follow, which only probe the root.
-        return FusedFlowable(Fusion(make, sizer, fz.producers, (*fz.names, "take_last"), fz.eager, fz.none_free))
+        # so the tail may be pulled ahead (computed, meeting an upstream error) then, whatever
+        # follows; before on_subscribe only if that runs no user code (``pure``).
+        return FusedFlowable(
+            Fusion(make, sizer, fz.producers, (*fz.names, "take_last"), fz.eager, fz.none_free, pure=fz.pure)
+        )
     return _TakeLastFlowable(source, n)

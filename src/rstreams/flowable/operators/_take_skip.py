@@ -11,7 +11,7 @@ from ..._internal.subscriptions import complete_empty
 from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Sizer, probes_say_end
+from .._fused import Ahead, FusedFlowable, Sizer
 
 __all__ = ["take", "skip"]
 
@@ -95,6 +95,31 @@ class _TakeFlowable(Flowable[T]):
         self._source.subscribe(_TakeSubscriber(subscriber, self._n))
 
 
+class _Take:
+    """The fused take(n) under stages that ask (``_fused.py``): it has given its n, or the stage
+    below has nothing more. Its own count first: a bound reached needs no pull below."""
+
+    __slots__ = ("_it", "_left", "_below")
+
+    def __init__(self, it: Iterator[Any], n: int, below: Ahead) -> None:
+        self._it = it
+        self._left = n
+        self._below = below
+
+    def __iter__(self) -> _Take:
+        return self
+
+    def __next__(self) -> Any:
+        if self._left <= 0:
+            raise StopIteration  # never pulls more than n from below (as islice)
+        x = next(self._it)
+        self._left -= 1
+        return x
+
+    def done(self, early: bool) -> bool:
+        return self._left <= 0 or self._below.done(early)
+
+
 def take(source: Flowable[T], n: int) -> Flowable[T]:
     n = _check_count("take", n)
     fz = source._fused()
@@ -102,11 +127,17 @@ def take(source: Flowable[T], n: int) -> Flowable[T]:
         up = fz.sizer
 
         def take_sizer() -> int | None:
+            if not n:
+                return 0
             s = up() if up is not None else None
-            return n if s is None else min(n, s)
+            return None if s is None else min(n, s)  # over an unknown size n is only a bound
+
+        def look(it: Iterator[Any], below: Ahead) -> tuple[Iterator[Any], Ahead]:
+            t = _Take(it, n, below)
+            return t, t
 
         # islice never pulls more than n: the fused chain never asks its source for more than n
-        return FusedFlowable(fz.then(lambda it: islice(it, n), "take", take_sizer, bound=n))
+        return FusedFlowable(fz.then(lambda it: islice(it, n), "take", take_sizer, look=look))
     return _TakeFlowable(source, n)
 
 
@@ -145,19 +176,20 @@ class _SkipFlowable(Flowable[T]):
         self._source.subscribe(_SkipSubscriber(subscriber, self._n))
 
 
-class _SkipProbe:
-    """The fused skip(n), probed: ``exhausted()`` skips the n elements first (see ``skip``), then
-    asks the probes below."""
+class _Skip:
+    """The fused skip(n) under stages that ask (``_fused.py``): asked after on_subscribe, it
+    skips its n first (the unfused skip requests them then, as RxJava's), so their end or error
+    is known; then it has nothing more if the chain below ended while skipping or says so."""
 
     __slots__ = ("_it", "_n", "_below", "_ended")
 
-    def __init__(self, it: Iterator[Any], n: int, below: list[Any]) -> None:
+    def __init__(self, it: Iterator[Any], n: int, below: Ahead) -> None:
         self._it = it
         self._n = n
         self._below = below
         self._ended = False  # the chain below ended while skipping (take_while stopped it)
 
-    def __iter__(self) -> _SkipProbe:
+    def __iter__(self) -> _Skip:
         return self
 
     def _skip(self) -> None:
@@ -171,10 +203,12 @@ class _SkipProbe:
             self._skip()
         return next(self._it)
 
-    def exhausted(self) -> bool:
+    def done(self, early: bool) -> bool:
         if self._n:
+            if early:
+                return self._below.done(True)  # before on_subscribe: nothing skipped yet
             self._skip()
-        return self._ended or probes_say_end(self._below)
+        return self._ended or self._below.done(early)
 
 
 def skip(source: Flowable[T], n: int) -> Flowable[T]:
@@ -186,20 +220,19 @@ def skip(source: Flowable[T], n: int) -> Flowable[T]:
         up = fz.sizer
         sizer: Sizer | None = None
         # Skipping every element must still run the user code below (a mapper that raises): the
-        # unfused skip requests those elements and signals that error. A size of 0 would complete
-        # at subscription without pulling anything, so it is only told for a chain without user
-        # code whose size is exact (not a take's bound over an iterator that may fail sooner).
-        exact = not fz.user and not fz.bound_only
+        # unfused skip requests those elements and signals that error. A size of 0 ends the stream
+        # without pulling anything, so it is told only where pulling runs no user code.
+        pure = fz.pure
         if up is not None:
             def sizer() -> int | None:  # noqa: E306
                 s = up()
-                if s is None or (s <= n and s and not exact):
+                if s is None or (s <= n and s and not pure):
                     return None
                 return max(s - n, 0)
-        # Probed (a chain with user code), the stage skips its n elements when first asked whether
-        # it is exhausted, at subscription: the unfused skip requests n at subscription (as
-        # RxJava's), so they go through the stages below then, and their end or error is known.
-        return FusedFlowable(
-            fz.then(lambda it: islice(it, n, None), "skip", sizer, probe=lambda it, below: _SkipProbe(it, n, below))
-        )
+
+        def look(it: Iterator[Any], below: Ahead) -> tuple[Iterator[Any], Ahead]:
+            k = _Skip(it, n, below)
+            return k, k
+
+        return FusedFlowable(fz.then(lambda it: islice(it, n, None), "skip", sizer, look=look))
     return _SkipFlowable(source, n)

@@ -79,7 +79,7 @@ def take_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowabl
     _check_callable("take_while", predicate)
     fz = source._fused()
     if fz is not None:
-        return FusedFlowable(fz.then(lambda it: takewhile(predicate, it), "take_while", user=True))
+        return FusedFlowable(fz.then(lambda it: takewhile(predicate, it), "take_while", ahead=False))
     return _TakeWhileFlowable(source, predicate)
 
 

@@ -204,9 +204,8 @@ def _zip_fusion(fusions: list[Fusion[Any]], zipper: Callable[..., Any] | None) -
     producers: tuple[str, ...] = ()
     for f in fusions:
         producers += f.producers
-    root: Fusion[Any] = Fusion(make, sizer, producers, ("zip",))
-    # a size that is only a bound (take over an iterator of unknown size) stays one
-    root.bound_only = any(f.bound_only for f in fusions)
+    # a root: the unfused zip prefetches its inputs, so rows may be pulled ahead
+    root: Fusion[Any] = Fusion(make, sizer, producers, ("zip",), pure=all(f.pure for f in fusions))
     if zipper is None:
         return root
     # The zipper is a user stage over the root of rows: the driver may pull rows ahead (the
