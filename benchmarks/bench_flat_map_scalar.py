@@ -40,7 +40,7 @@ def _map_fused(ctx: Context) -> int:
 
 
 # The floor: the user's mapper alone, which builds one Flowable.just per element and already costs
-# several times the unfused map above, so the targets below are relative to it (session 5; the
+# several times the unfused map above, so the targets below are relative to it (since 2026-11-25; the
 # first target, 0.5x of the unfused map, was above what the mapper alone reaches, ~0.25-0.3x).
 @B.variant("floor: the mapper alone, for x in range: just(x)", baseline=True)
 def _mapper_alone(ctx: Context) -> int:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rstreams import BackpressureOverflow, BackpressureStrategy, Flowable, MissingBackpressureError
-from rstreams.testing import TestSubscriber
+from rstreams.testing import TestPublisher, TestSubscriber
 
 from .harness import check_scenarios
 
@@ -482,3 +482,33 @@ def test_property_drop_and_latest_match_model(data: list[int], requests: list[in
     ts = run(src.on_backpressure_latest(), requests)
     assert ts.values == head + (rest[-1:] if total > first else [])
     assert ts.completions == (1 if not rest or total > first else 0)
+
+
+@pytest.mark.parametrize("delay_error", [False, True])
+def test_on_backpressure_buffer_delay_error(delay_error: bool) -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = Flowable.from_publisher(tp).on_backpressure_buffer(delay_error=delay_error).test(0)
+    tp.next(1, 2, 3)
+    tp.error(KeyError("up"))
+    if not delay_error:  # RxJava's default: the error cuts ahead, the buffer is discarded
+        ts.assert_failure(KeyError).assert_no_violations()
+        return
+    ts.assert_no_values().assert_no_errors()
+    ts.request(2)
+    ts.assert_values(1, 2).assert_no_errors()
+    ts.request(1)
+    ts.assert_failure(KeyError, 1, 2, 3).assert_no_violations()
+
+
+def test_on_backpressure_buffer_delay_error_overflow_waits_behind_the_buffer() -> None:
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[int] = Flowable.from_publisher(tp).on_backpressure_buffer(2, delay_error=True).test(0)
+    tp.next(1, 2, 3)  # the third overflows a capacity of 2
+    tp.assert_was_cancelled()
+    ts.assert_no_values().assert_no_errors()
+    ts.request(5)
+    ts.assert_values(1, 2)
+    assert len(ts.errors) == 1 and type(ts.errors[0]).__name__ == "MissingBackpressureError"
+    ts.assert_no_violations()
+    with pytest.raises(TypeError):
+        Flowable.just(1).on_backpressure_buffer(delay_error=1)  # type: ignore[arg-type]

@@ -525,3 +525,41 @@ def test_to_future_cancel_races_completion() -> None:
         assert fut.done()
         if not cancelled:
             assert fut.result(0) == 1
+
+
+def test_blocking_single() -> None:
+    from rstreams.errors import NoSuchElementError
+
+    assert Flowable.just(7).blocking_single() == 7
+    assert Flowable.just(7).hide().blocking_single() == 7
+    assert Flowable.empty().blocking_single(default=3) == 3
+    with pytest.raises(NoSuchElementError):
+        Flowable.empty().blocking_single()
+    cancelled: list[bool] = []
+    with pytest.raises(ValueError, match="more than one"):
+        Flowable.range(0, 1000).do_on_cancel(lambda: cancelled.append(True)).blocking_single()
+    assert cancelled == [True]
+    with pytest.raises(KeyError):
+        Flowable.error(KeyError("x")).blocking_single()
+
+
+def test_blocking_for_each_runs_on_the_calling_thread_and_cancels_when_fn_raises() -> None:
+    import threading
+
+    seen: list[tuple[int, str]] = []
+    Flowable.range(0, 3).subscribe_on(__import__("rstreams").schedulers.io()).blocking_for_each(
+        lambda x: seen.append((x, threading.current_thread().name))
+    )
+    assert [x for x, _ in seen] == [0, 1, 2]
+    assert {name for _, name in seen} == {threading.current_thread().name}
+    cancelled: list[bool] = []
+
+    def fn(x: int) -> None:
+        if x == 5:
+            raise KeyError("five")
+
+    with pytest.raises(KeyError):
+        Flowable.range(0, 1000).do_on_cancel(lambda: cancelled.append(True)).blocking_for_each(fn)
+    assert cancelled == [True]
+    with pytest.raises(ValueError):
+        Flowable.concat(Flowable.just(1), Flowable.error(ValueError("up"))).blocking_for_each(lambda x: None)

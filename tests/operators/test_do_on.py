@@ -250,3 +250,75 @@ def test_rule_3_9_bad_request_signals_value_error(name: str) -> None:
         ts = getattr(src, name)(noop).test(0)
         ts.request(0)
         ts.assert_no_values().assert_error(ValueError, match="3.9").assert_no_violations()
+
+
+# -- do_on_terminate, do_after_terminate, do_on_each (RxJava) ------------------------------------
+
+
+def test_do_on_terminate_runs_before_the_terminal_signal_once_and_not_on_cancel() -> None:
+    log: list[str] = []
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.just(1).do_on_terminate(lambda: log.append("terminate")).do_on_complete(lambda: log.append("complete")).subscribe(ts)
+    ts.assert_result(1).assert_no_violations()
+    assert log == ["terminate", "complete"]
+    log.clear()
+    Flowable.error(KeyError("x")).do_on_terminate(lambda: log.append("terminate")).test().assert_failure(KeyError).assert_no_violations()
+    assert log == ["terminate"]
+    log.clear()
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts2: TestSubscriber[int] = Flowable.from_publisher(tp).do_on_terminate(lambda: log.append("terminate")).test()
+    ts2.cancel()
+    assert log == []
+    ts2.assert_no_violations()
+
+
+def test_do_on_terminate_raising_fails_the_stream() -> None:
+    def boom() -> None:
+        raise KeyError("terminate")
+
+    Flowable.just(1).do_on_terminate(boom).test().assert_failure(KeyError, 1).assert_no_violations()
+    ts: TestSubscriber[int] = Flowable.error(ValueError("up")).do_on_terminate(boom).test()
+    ts.assert_no_violations()
+    assert len(ts.errors) == 1  # both errors, grouped (as do_on_error)
+    assert isinstance(ts.errors[0], BaseExceptionGroup)
+
+
+def test_do_after_terminate_runs_after_the_downstream_and_not_on_cancel() -> None:
+    log: list[str] = []
+    ts: TestSubscriber[int] = TestSubscriber()
+    Flowable.just(1).do_after_terminate(lambda: log.append("after")).do_on_complete(lambda: log.append("complete")).subscribe(ts)
+    ts.assert_result(1).assert_no_violations()
+    assert log == ["complete", "after"]
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts2: TestSubscriber[int] = Flowable.from_publisher(tp).do_after_terminate(lambda: log.append("cancelled?")).test()
+    ts2.cancel()
+    assert log == ["complete", "after"]
+    ts2.assert_no_violations()
+
+
+def test_do_after_terminate_raising_goes_to_the_plugins() -> None:
+    from rstreams import plugins
+
+    def boom() -> None:
+        raise KeyError("after")
+
+    with plugins.collect_errors() as hooked:
+        Flowable.just(1).do_after_terminate(boom).test().assert_result(1).assert_no_violations()
+    assert any(isinstance(e, KeyError) for e in hooked)
+
+
+def test_do_on_each_sees_every_signal_and_a_raising_on_next_reaches_on_error() -> None:
+    log: list[Any] = []
+    Flowable.just(1, 2).do_on_each(on_next=log.append, on_error=log.append, on_complete=lambda: log.append("done")).test().assert_result(1, 2).assert_no_violations()
+    assert log == [1, 2, "done"]
+    log.clear()
+
+    def bad(x: int) -> None:
+        if x == 2:
+            raise KeyError("two")
+
+    ts: TestSubscriber[int] = Flowable.range(0, 5).do_on_each(on_next=bad, on_error=log.append).test()
+    ts.assert_failure(KeyError, 0, 1).assert_no_violations()
+    assert len(log) == 1 and isinstance(log[0], KeyError)
+    with pytest.raises(TypeError):
+        Flowable.just(1).do_on_each()

@@ -1,4 +1,4 @@
-"""Semantics audit of the sources (create, generate, using, from_future, the basic sources) and of the
+"""The sources (create, generate, using, from_future, the basic sources) and of the
 backpressure operators against RxJava 3 and the Reactive Streams rules.
 
 Each test pins a bug that was found and fixed here (it failed before the fix); a few companions

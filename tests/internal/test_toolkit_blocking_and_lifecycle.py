@@ -1,4 +1,4 @@
-"""Semantics audit of the internals, the blocking bridges and the lifecycle operators.
+"""The internal toolkit, the blocking bridges and the lifecycle operators.
 
 Each test pins one RxJava 3 / Reactive Streams behaviour; the ones marked "regression" failed
 before the fix that came with them.

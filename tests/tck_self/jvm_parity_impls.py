@@ -1,4 +1,4 @@
-"""Implementations for the audit of the kit against the JVM TCK (``test_tck_audit.py``).
+"""Implementations for the kit's parity tests against the JVM TCK (``test_kit_parity_with_jvm_tck.py``).
 
 Some are correct but unusual (slow, lazy about cancel, one-at-a-time demand, needing a nudge) and
 must pass; the JVM kit passes them. Others are broken in a way the JVM kit catches and must fail.
@@ -84,7 +84,7 @@ class _ThreadedSubscription:
 
     def start(self) -> None:
         self.subscriber.on_subscribe(self)
-        threading.Thread(target=self._run, daemon=True, name="audit-threaded-range").start()
+        threading.Thread(target=self._run, daemon=True, name="parity-threaded-range").start()
 
     def request(self, n: Any) -> None:
         me = threading.get_ident()

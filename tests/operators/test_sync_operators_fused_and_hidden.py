@@ -1,4 +1,4 @@
-"""Audit of the synchronous operators against RxJava 3's documented semantics and the rules.
+"""The synchronous operators against RxJava 3's documented semantics and the rules.
 
 Each test pins one behaviour an RxJava user relies on, checked on the fused path (a ``range`` /
 ``from_iterable`` / ``just`` chain, folded at assembly) and on the hidden path (``.hide()``), with

@@ -1,4 +1,4 @@
-"""Audit of group_by, window, buffer, retry/repeat(_when), on_error_*, scan, aggregates,
+"""Edge cases of group_by, window, buffer, retry/repeat(_when), on_error_*, scan, aggregates,
 take_last/skip_last and parallel against RxJava 3's documented semantics and the rules.
 
 Each test pins one behaviour that was wrong before the fix next to it (see the commit that adds
@@ -433,3 +433,32 @@ def test_buffer_count_beyond_maxsize_on_a_fused_source() -> None:
     ts.assert_result([0, 1, 2]).assert_no_violations()
     ts2: TestSubscriber[list[int]] = Flowable.range(0, 3).hide().buffer(2**64).test()
     ts2.assert_result([0, 1, 2]).assert_no_violations()
+
+
+def test_window_delivers_its_queued_elements_before_the_upstream_error() -> None:
+    # RxJava's windows are UnicastProcessor.create(n, onTerminate): delayError = true
+    tp: TestPublisher[int] = TestPublisher.create()
+    main: TestSubscriber[Flowable[int]] = Flowable.from_publisher(tp).window(3).test()
+    tp.next(1, 2)
+    inner: TestSubscriber[int] = TestSubscriber(0)
+    main.values[0].subscribe(inner)
+    tp.error(KeyError("up"))
+    main.assert_error(KeyError).assert_no_violations()
+    inner.assert_no_values().assert_no_errors()
+    inner.request(1)
+    inner.assert_values(1).assert_no_errors()
+    inner.request(1)
+    inner.assert_failure(KeyError, 1, 2).assert_no_violations()
+
+
+def test_group_by_group_error_is_not_delayed_behind_queued_elements() -> None:
+    # groupBy(delayError = false), RxJava's default: the error drops what the group still holds
+    tp: TestPublisher[int] = TestPublisher.create()
+    inner: TestSubscriber[int] = TestSubscriber(0)
+    # subscribed during on_next (a group not subscribed then is abandoned: RxJava 3)
+    main: TestSubscriber[Any] = Flowable.from_publisher(tp).group_by(lambda x: x % 2).do_on_next(lambda g: g.subscribe(inner)).test()
+    tp.next(1)
+    inner.assert_no_values()
+    tp.error(KeyError("up"))
+    main.assert_error(KeyError).assert_no_violations()
+    inner.assert_failure(KeyError).assert_no_violations()

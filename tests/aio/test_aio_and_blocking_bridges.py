@@ -1,4 +1,4 @@
-"""Semantics audit of the asyncio bridge and the blocking bridges.
+"""The asyncio bridge and the blocking bridges.
 
 Each test states the documented behaviour it checks (docstrings of ``to_async_iterator``,
 ``__await__``, ``from_async_iterable``, ``map_async``, ``AsyncioScheduler``, ``blocking_*``,

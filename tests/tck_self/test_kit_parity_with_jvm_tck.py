@@ -1,4 +1,4 @@
-"""The kit audited test by test against the JVM TCK (1.0.4): each case is a gap that was found.
+"""The kit compared test by test with the JVM TCK (1.0.4): each case is a gap that was found.
 
 For each gap: an implementation the JVM kit passes must pass ours (nothing too strict or racy), and
 one the JVM kit fails must fail the same-named test with a message naming the rule.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from tck_audit_impls import (
+from jvm_parity_impls import (
     DemandCheckingSubscriber,
     DemandIgnoringSyncPublisher,
     MulticastProcessor,

@@ -1,4 +1,4 @@
-"""Semantics audit of the test tools and the edge subscribers.
+"""The test tools and the edge subscribers.
 
 Covers: TestSubscriber's rule-violation detector (every bad hand-made signal sequence is flagged
 with its rule, no legal one is), its RxJava-style API edges, TestPublisher's compliant mode, the

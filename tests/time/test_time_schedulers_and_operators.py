@@ -1,4 +1,4 @@
-"""Audit of the time operators, the time sources and the Scheduler contract against RxJava 3's
+"""The time operators, the time sources and the Scheduler contract against RxJava 3's
 documented semantics and the Reactive Streams rules (virtual time; no timed assertions).
 
 Every operator test subscribes a ``TestSubscriber`` and ends with ``assert_no_violations()``.
@@ -21,7 +21,7 @@ from rstreams.retry import Retry, RetryExhaustedError
 from rstreams.schedulers import Scheduler, Worker
 from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
 
-_var: contextvars.ContextVar[str] = contextvars.ContextVar("_audit_var", default="unset")
+_var: contextvars.ContextVar[str] = contextvars.ContextVar("_time_test_var", default="unset")
 
 
 def _src(
@@ -95,7 +95,7 @@ def test_test_scheduler_same_time_tasks_run_fifo_including_tasks_added_while_adv
 @pytest.mark.parametrize("name", ["test", "trampoline", "single", "computation", "from_executor"])
 def test_a_task_handle_is_disposed_once_its_task_ran(name: str) -> None:
     # RxJava: the Disposable of a scheduled task reports isDisposed() after the task ran
-    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="audit-exec")
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="time-test-exec")
     ts = TestScheduler()
     s: Scheduler = {
         "test": ts,
@@ -256,7 +256,7 @@ def test_trampoline_runs_queued_tasks_in_due_time_order_fifo_for_equal_times() -
 
 def test_executor_worker_keeps_delayed_tasks_in_order() -> None:
     # from_executor waits for delayed tasks on timer threads; equal delays must not be reordered
-    pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="audit-exec")
+    pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="time-test-exec")
     try:
         w = schedulers.from_executor(pool).create_worker()
         out: list[int] = []
@@ -272,7 +272,7 @@ def test_executor_worker_keeps_delayed_tasks_in_order() -> None:
 
 
 def test_delay_on_from_executor_keeps_elements_in_order() -> None:
-    pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="audit-exec")
+    pool = concurrent.futures.ThreadPoolExecutor(4, thread_name_prefix="time-test-exec")
     try:
         sub: TestSubscriber[int] = TestSubscriber()
         Flowable.range(0, 1000).delay(0.001, schedulers.from_executor(pool)).subscribe(sub)
@@ -285,8 +285,8 @@ def test_executor_worker_delayed_tasks_survive_a_shutdown_of_the_timer_scheduler
     from rstreams.schedulers._local import ExecutorScheduler
     from rstreams.schedulers._threads import ComputationScheduler
 
-    pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="audit-exec")
-    timers = ComputationScheduler(1, name="audit-timers")  # private: the shared ones stay up
+    pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="time-test-exec")
+    timers = ComputationScheduler(1, name="time-test-timers")  # private: the shared ones stay up
     try:
         w = ExecutorScheduler(pool, timers).create_worker()
         first, second = threading.Event(), threading.Event()
@@ -302,7 +302,7 @@ def test_executor_worker_delayed_tasks_survive_a_shutdown_of_the_timer_scheduler
 
 
 def test_executor_worker_dispose_drops_its_delayed_tasks() -> None:
-    pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="audit-exec")
+    pool = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="time-test-exec")
     try:
         s = schedulers.from_executor(pool)
         w = s.create_worker()
@@ -355,7 +355,7 @@ def test_schedule_direct_dispose_before_running_ends_its_worker_thread() -> None
 
 @pytest.mark.parametrize("name", ["test", "trampoline", "single", "from_executor"])
 def test_a_nan_delay_runs_as_soon_as_possible_and_breaks_nothing(name: str) -> None:
-    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="audit-exec")
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="time-test-exec")
     ts = TestScheduler()
     s: Scheduler = {
         "test": ts,
@@ -488,7 +488,7 @@ def test_rule_1_3_bad_request_while_an_element_is_emitted_on_another_thread(op: 
     sub: TestSubscriber[int] = TestSubscriber(1)
     op(Flowable.from_publisher(tp), ts).do_on_next(block).subscribe(sub)
     ts.trigger_actions()  # delay_subscription: subscribed now
-    emitter = threading.Thread(target=lambda: tp.next(1), name="audit-source")
+    emitter = threading.Thread(target=lambda: tp.next(1), name="time-test-source")
     emitter.start()
     assert entered.wait(10)
     sub.request(0)

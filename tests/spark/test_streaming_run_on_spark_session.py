@@ -1,4 +1,4 @@
-"""Audit of rstreams.spark's streaming, scale-out, session and progress pieces (one shared session).
+"""rstreams.spark's streaming, scale-out, session and progress pieces (one shared session).
 
 Each test pins a bug that was found and fixed; see the commit messages for the details.
 """

@@ -1,4 +1,4 @@
-"""Semantics audit of the asynchronous, combining and multicast operators and the processors
+"""The asynchronous, combining and multicast operators and the processors
 against RxJava 3's documented behaviour and the Reactive Streams rules.
 
 Each test is a case an RxJava user would expect to work; most of them failed before the fix that
