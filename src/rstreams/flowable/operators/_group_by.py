@@ -31,6 +31,11 @@ Documented behaviours (what keeps one group from hanging the others):
   ``on_backpressure_buffer()`` inside the group, a larger ``buffer_size``, or choose
   ``slow_group="wait"``: plain backpressure as RxJava 3 does (the upstream waits for the slow group;
   the other groups wait too, and a group that is subscribed but never requests stalls everything).
+  A window that fills while a group's consumer is replenishing (``replenish`` on the stack, on
+  any thread) is not judged: a synchronous source re-enters there while, e.g., flat_map's drain
+  has requested one group and is about to request the others; the upstream then waits as in
+  RxJava until a group is requested again (so a slow group found only then waits instead of
+  failing).
 * Cancelling the main subscription stops the creation of new groups; the upstream is cancelled when
   the main subscription and every group are cancelled (or done).
 
@@ -169,6 +174,7 @@ class _GroupBySubscriber:
         "_live",
         "_fast",
         "_open",
+        "_consuming",
         "__weakref__",
     )
 
@@ -198,6 +204,10 @@ class _GroupBySubscriber:
         self._live = AtomicInt(1)  # main + open groups (race: main cancel vs group cancel)
         self._fast = 0  # elements delivered on the fast path, not yet re-requested (upstream thread)
         self._open = 0  # groups in the dict (upstream thread)
+        # replenishes in progress (race: group drains on several threads replenish while the
+        # upstream thread parks): a window that fills while a consumer is replenishing is not
+        # judged (see _parked)
+        self._consuming = AtomicInt(0)
 
     # -- upstream side -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -300,6 +310,7 @@ class _GroupBySubscriber:
             self._upstream.request(f)  # a group is slow: never let batching hold the window back
         if (
             len(g.q) >= self._buffer_size
+            and self._consuming._value == 0
             and self._open > 1
             and self._error_on_slow
             and not g.cancelled
@@ -395,8 +406,21 @@ class _GroupBySubscriber:
 
     # -- group callbacks (any thread) ------------------------------------------------------------
     def replenish(self, n: int) -> None:
+        """A group delivered (or dropped) ``n`` parked elements: ask the upstream for as many.
+
+        The request may re-enter the upstream (a synchronous source emits inside it, while the
+        consumer that replenished, e.g. flat_map's drain, is still on the stack with requests for
+        other groups to come). The pull loop does not re-enter itself (``_PullSubscription``'s
+        wip), and a window that fills up meanwhile is not judged a slow group (``_consuming``):
+        the upstream then waits, as RxJava's groupBy does, until a group is requested again.
+        """
         if n > 0 and not self._done:
-            self._upstream.request(n)
+            c = self._consuming
+            c.increment_and_get()
+            try:
+                self._upstream.request(n)
+            finally:
+                c.decrement_and_get()
 
     def group_released(self) -> None:
         """A group was cancelled or abandoned (once per group: ``UnicastGroup.release``)."""
