@@ -49,6 +49,7 @@ class _Timeouts:
     no_signals_timeout_ms = 40
     poll_timeout_ms = 2
     publisher_reference_gc_timeout_ms = 100
+    optional_timeout_ms = 200  # an unimplemented OPTIONAL rule is an xfail after this wait
 
 
 def _blackbox(name: str, make: Callable[[], FlowableProcessor[Any]]) -> type:

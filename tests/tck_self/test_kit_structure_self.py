@@ -18,8 +18,9 @@ from rstreams.tck import (
     SubscriberWhiteboxVerification,
     TestEnvironment,
 )
-from rstreams.tck._base import kit_tests
+from rstreams.tck._base import VerificationBase, kit_tests
 from rstreams.tck._cli import main
+from rstreams.tck._outcomes import tck_test
 
 
 def _jvm(cls: type) -> list[str]:
@@ -90,6 +91,34 @@ def test_defaults_without_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     env = TestEnvironment()
     assert (env.timeout_ms, env.no_signals_timeout_ms) == (200, 100)
+
+
+
+def test_optional_timeout_shortens_only_optional_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS", raising=False)
+    assert TestEnvironment(timeout_ms=700).optional_timeout_ms == 700  # default: the expected-signal timeout
+    assert TestEnvironment(timeout_ms=700, optional_timeout_ms=30).optional_timeout_ms == 30
+    monkeypatch.setenv("RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS", "40")
+    assert TestEnvironment(timeout_ms=700).optional_timeout_ms == 40
+
+    seen: dict[str, int] = {}
+
+    class Probe(VerificationBase):
+        __test__ = False
+        default_timeout_ms = 700
+        optional_timeout_ms = 30
+
+        @tck_test()
+        def test_required_spec102_probe(self) -> None:
+            seen["required"] = self.env.timeout_ms
+
+        @tck_test()
+        def test_optional_spec111_probe(self) -> None:
+            seen["optional"] = self.env.timeout_ms
+
+    Probe().test_required_spec102_probe()
+    Probe().test_optional_spec111_probe()
+    assert seen == {"required": 700, "optional": 30}
 
 
 CLI_MODULE = """

@@ -31,6 +31,10 @@ class VerificationBase:
     poll_timeout_ms: ClassVar[int | None] = None
     #: how long rule 3.13 waits for the Publisher to drop its reference to a cancelled Subscriber (ms)
     publisher_reference_gc_timeout_ms: ClassVar[int | None] = None
+    #: how long an OPTIONAL test waits for an expected signal (ms); ``None``: the environment variable
+    #: ``RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS``, else the expected-signal timeout. A shorter wait only turns
+    #: a slow optional behaviour into an ``xfail`` sooner; required tests keep the full timeout.
+    optional_timeout_ms: ClassVar[int | None] = None
 
     env: TestEnvironment
 
@@ -46,6 +50,7 @@ class VerificationBase:
             self.no_signals_timeout_ms,
             self.poll_timeout_ms,
             self.publisher_reference_gc_timeout_ms,
+            self.optional_timeout_ms,
         )
 
 

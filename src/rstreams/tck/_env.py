@@ -62,6 +62,7 @@ _ENV_NAMES: Final[dict[str, tuple[str, ...]]] = {
         "DEFAULT_POLL_TIMEOUT_MILLIS_ENV",
     ),
     "gc": ("RSTREAMS_TCK_GC_TIMEOUT_MS", "PUBLISHER_REFERENCE_GC_TIMEOUT_MILLIS"),
+    "optional": ("RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS",),
 }
 _DEFAULTS: Final[dict[str, int]] = {
     "timeout": DEFAULT_TIMEOUT_MS,
@@ -74,7 +75,7 @@ _DEFAULTS: Final[dict[str, int]] = {
 def settings_from_env(key: str) -> int | None:
     """The value in milliseconds of the first set environment variable for ``key``, else ``None``.
 
-    ``key`` is ``"timeout"``, ``"no_signals"``, ``"poll"`` or ``"gc"``; both the ``RSTREAMS_TCK_*``
+    ``key`` is ``"timeout"``, ``"no_signals"``, ``"poll"``, ``"gc"`` or ``"optional"``; both the ``RSTREAMS_TCK_*``
     names and the JVM kit's names are accepted (``DEFAULT_TIMEOUT_MILLIS`` ...).
     """
     for name in _ENV_NAMES[key]:
@@ -108,8 +109,10 @@ class TestEnvironment:
 
     ``timeout_ms``: how long to wait for an expected signal; ``no_signals_timeout_ms``: how long to
     wait to conclude that *no* signal arrives; ``poll_timeout_ms``: the poll step; ``gc_timeout_ms``:
-    how long rule 3.13 waits for a reference to be dropped. ``None`` means: the environment
-    variable (``RSTREAMS_TCK_TIMEOUT_MS`` or the JVM's ``DEFAULT_TIMEOUT_MILLIS``, ...) or the default.
+    how long rule 3.13 waits for a reference to be dropped; ``optional_timeout_ms``: the expected-signal
+    timeout inside an OPTIONAL test (one whose failure is only an ``xfail``), the same as ``timeout_ms``
+    unless set. ``None`` means: the environment variable (``RSTREAMS_TCK_TIMEOUT_MS`` or the JVM's
+    ``DEFAULT_TIMEOUT_MILLIS``, ..., ``RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS``) or the default.
     """
 
     __test__ = False  # not a pytest test class, even though its name starts with "Test"
@@ -120,11 +123,14 @@ class TestEnvironment:
         no_signals_timeout_ms: int | None = None,
         poll_timeout_ms: int | None = None,
         gc_timeout_ms: int | None = None,
+        optional_timeout_ms: int | None = None,
     ) -> None:
         self.timeout_ms = _resolve("timeout", timeout_ms)
         self.no_signals_timeout_ms = _resolve("no_signals", no_signals_timeout_ms)
         self.poll_timeout_ms = max(1, _resolve("poll", poll_timeout_ms))
         self.gc_timeout_ms = _resolve("gc", gc_timeout_ms)
+        optional = optional_timeout_ms if optional_timeout_ms is not None else settings_from_env("optional")
+        self.optional_timeout_ms = self.timeout_ms if optional is None else optional
         self._lock = threading.Lock()
         self._violations: list[str] = []
         self._cleanups: list[Callable[[], None]] = []

@@ -150,6 +150,10 @@ def tck_test(rule: str | None = None, *, optional_fails_hard: bool = False) -> C
                     + (f"; rule {the_rule}: {text}" if text else "")
                 )
             env: TestEnvironment = self.create_environment()
+            if kind == "optional" and not optional_fails_hard:
+                # a failure here is only an xfail: wait for expected signals as long as the kit's user
+                # allows optional tests to (the full timeout unless optional_timeout_ms is set)
+                env.timeout_ms = env.optional_timeout_ms
             previous = getattr(self, "env", None)
             self.env = env
             try:
