@@ -97,8 +97,6 @@ END_OF_INPUT: Final = "__end_of_input__"
 #: what the demo keeps in ``--out``; a marker file says the directory is demo output
 _MANAGED: Final = ("windows", "dead_letters", "_events", "_stream")
 _MARKER: Final = "_rstreams_demo.json"
-#: the pipeline's rows with the watermark each event saw and whether it was late
-_FLAGGED_DDL: Final = f"{EVENT_DDL}, watermark DOUBLE, late BOOLEAN"
 _DEFAULT_ROWS: Final = 500_000
 _DEFAULT_STREAM_ROWS: Final = 100_000
 _DEFAULT_BATCH_ROWS: Final = 10_000
@@ -366,56 +364,6 @@ class _OnExecutors:
         return pipeline(src.map(counter)).do_on_complete(counter.flush)
 
 
-class _LateFlags:
-    """``mapInArrow`` over the pipeline's rows of each partition, in input order: the watermark
-    each event saw (the latest event time of the valid events before it, minus the allowed
-    lateness) and whether it is late (its window ended at or before the watermark); a bad
-    record's ``ts`` is null and it is never late. ``ranges`` are the partitions' ``(first seq,
-    last seq, latest event time before the partition)``, disjoint; a task finds its own by its
-    first ``seq`` (not by its partition index, which a union or a coalesce around this stage
-    renumbers). Vectorised (numpy)."""
-
-    def __init__(self, ranges: list[tuple[int, int, float]]) -> None:
-        self.ranges = sorted(ranges)
-
-    def _before(self, first: int) -> tuple[float, int]:
-        import bisect
-
-        i = bisect.bisect_right([r[0] for r in self.ranges], first) - 1
-        if i < 0 or first > self.ranges[i][1]:
-            raise RuntimeError(f"demo: seq {first} is in no partition's range; the watermark needs them")
-        return self.ranges[i][2], self.ranges[i][1]
-
-    def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
-        import numpy as np
-        import pyarrow as pa
-
-        running = -math.inf
-        last_seq: int | None = None
-        hi = 0
-        for b in batches:
-            if b.num_rows == 0:
-                continue
-            seq = b.column(0).to_numpy(zero_copy_only=False)
-            ts = b.column(2).to_numpy(zero_copy_only=False).astype("float64")
-            if last_seq is None:
-                running, hi = self._before(int(seq[0]))
-            elif seq[0] <= last_seq:
-                raise RuntimeError("demo: a partition is not in input order; the watermark needs it")
-            if (len(seq) > 1 and not bool(np.all(np.diff(seq) > 0))) or int(seq[-1]) > hi:
-                raise RuntimeError("demo: a partition is not in input order; the watermark needs it")
-            last_seq = int(seq[-1])
-            prev = np.empty_like(ts)
-            prev[0] = running
-            prev[1:] = ts[:-1]
-            latest = np.fmax.accumulate(prev)  # fmax: a bad record's null ts (NaN) changes nothing
-            running = float(np.fmax(latest[-1], ts[-1]))
-            watermark = latest - ALLOWED_LATENESS_SECONDS
-            window_end = (np.floor(ts / WINDOW_SECONDS) + 1) * WINDOW_SECONDS
-            late = window_end <= watermark
-            yield b.append_column("watermark", pa.array(watermark)).append_column("late", pa.array(late))
-
-
 # -- the Spark side -----------------------------------------------------------------------------------
 
 
@@ -432,19 +380,25 @@ def _window_rows(on_time: Any) -> Any:
     )
 
 
-def _late_dead_letter(watermark: Any) -> Any:
-    """The dead-letter line of a late event: its reason and the parsed event."""
+def _late_dead_letter(reason: Any) -> Any:
+    """The dead-letter line of a late event: the reason (a column) and the parsed event."""
     from pyspark.sql import functions as F
 
-    start = (F.floor(F.col("ts") / WINDOW_SECONDS) * WINDOW_SECONDS).cast("long")
-    reason = F.format_string(
-        "late event: its window [%d, %d) had closed: the watermark was already %.3f (the latest earlier "
-        f"event time minus the allowed lateness of {ALLOWED_LATENESS_SECONDS} s)",
+    return F.to_json(F.struct(reason.alias("reason"), F.struct(*[F.col(c) for c in FIELDS]).alias("record")))
+
+
+def _stream_late_reason(watermark: float) -> Any:
+    """Why an event of a micro-batch is late: the watermark of the earlier micro-batches."""
+    from pyspark.sql import functions as F
+
+    start = F.floor(F.col("ts") / WINDOW_SECONDS) * WINDOW_SECONDS
+    return F.format_string(
+        "late event: its window [%d, %d) had closed: the watermark was already %.3f (the latest event time of "
+        f"the earlier micro-batches minus the allowed lateness of {ALLOWED_LATENESS_SECONDS} s)",
         start,
         start + WINDOW_SECONDS,
-        watermark,
+        F.lit(watermark),
     )
-    return F.to_json(F.struct(reason.alias("reason"), F.struct(*[F.col(c) for c in FIELDS]).alias("record")))
 
 
 def _source_df(spark: Any, input_path: str | None, fmt: str, rows: int, partitions: int) -> tuple[Any, bool]:
@@ -568,67 +522,85 @@ class _Counts:
     max_ts: float = -math.inf
 
 
-def _batch_events_stats(events: Any) -> tuple[_Counts, list[tuple[int, int, int, float]]]:
-    """One job over the (persisted) pipeline output: counts, and per partition its first and last
-    ``seq`` and the latest event time of its valid events. On the executors placement this job is
-    the one that runs the pipeline (it fills the cache)."""
+#: windows of event time one event closes behind it: the watermark it sets (its time minus the
+#: allowed lateness) is past the end of every window more than this many windows before its own
+_CLOSE_GAP: Final = ALLOWED_LATENESS_SECONDS // WINDOW_SECONDS + 1
+assert ALLOWED_LATENESS_SECONDS % WINDOW_SECONDS == 0, "the closing rule below counts whole windows"
+
+
+@dataclass(frozen=True)
+class _Closer:
+    """Window ``k`` (event time ``[k * W, (k + 1) * W)``) closed when the record ``seq`` (event
+    time ``ts``) arrived: the first record whose watermark passed its end."""
+
+    k: int
+    seq: int
+    ts: float
+
+
+def _batch_events_stats(events: Any) -> tuple[_Counts, list[_Closer]]:
+    """One aggregate over the (persisted) pipeline output: counts, and when each window closed.
+
+    In batch mode the records arrive in input order (``seq``), and the watermark each one sees is
+    the latest event time of the valid records before it minus the allowed lateness (Spark
+    ignores ``withWatermark`` in batch queries, so the rule is applied here). A record is late when
+    its window ended at or before that watermark, i.e. when an earlier record's event time was at
+    least the window's end plus the allowed lateness. So window ``k`` closes at the first record
+    (lowest ``seq``) in any window ``j >= k + _CLOSE_GAP``: per window, the first record is one
+    ``min(struct(seq, ts))``, and a suffix minimum over the (few thousand) windows, here in the
+    driver, gives every window's closer. No per-record pass in Python, no ordering or partitioning
+    needed. On the executors placement this job is the one that runs the pipeline (it fills the
+    cache)."""
     from pyspark.sql import functions as F
 
-    valid = F.col("reason").isNull()
     rows = (
-        events.groupBy(F.spark_partition_id().alias("p"))
-        .agg(
-            F.count("*").alias("n"),
-            F.count("reason").alias("bad"),
-            F.min("seq").alias("lo"),
-            F.max("seq").alias("hi"),
-            F.max(F.when(valid, F.col("ts"))).alias("max_ts"),
-        )
+        events.groupBy(F.floor(F.col("ts") / WINDOW_SECONDS).alias("k"))
+        .agg(F.count("*").alias("n"), F.count("reason").alias("bad"), F.min(F.struct("seq", "ts")).alias("first"))
         .collect()
     )
     counts = _Counts(records_in=sum(r.n for r in rows), bad=sum(r.bad for r in rows))
-    ranges = [(r.lo, r.hi, r.p, -math.inf if r.max_ts is None else r.max_ts) for r in rows if r.lo is not None]
-    counts.max_ts = max((r[3] for r in ranges), default=-math.inf)
-    return counts, ranges
+    firsts = sorted((r.k, r.first.seq, r.first.ts) for r in rows if r.k is not None)
+    counts.max_ts = max((ts for _k, _seq, ts in firsts), default=-math.inf)
+    closers: list[_Closer] = []
+    best: tuple[int, float] | None = None  # the earliest first record of the windows >= j
+    j = len(firsts)
+    for k, _seq, _ts in reversed(firsts):
+        while j > 0 and firsts[j - 1][0] >= k + _CLOSE_GAP:
+            j -= 1
+            if best is None or firsts[j][1] < best[0]:
+                best = (firsts[j][1], firsts[j][2])
+        if best is not None:
+            closers.append(_Closer(k, best[0], best[1]))
+    return counts, closers
 
 
-def _in_order(ranges: list[tuple[int, int, int, float]]) -> bool:
-    ordered = sorted(ranges)
-    return all(a[1] < b[0] for a, b in zip(ordered, ordered[1:], strict=False))
-
-
-def _input_order(events: Any, partitions: int) -> Any:
-    """The rows in input order: contiguous ranges of ``seq``, sorted within each partition (the
-    driver placement's landed files come back in no particular order)."""
-    from pyspark import StorageLevel
-
-    return events.repartitionByRange(max(1, partitions), "seq").sortWithinPartitions("seq").persist(StorageLevel.MEMORY_AND_DISK)
-
-
-def _land_batch(spark: Any, events: Any, ranges: list[tuple[int, int, int, float]], paths: _Paths) -> None:
-    """Spark's part of the batch mode, over the (persisted) pipeline output in input order
-    (partitions of disjoint ``seq`` ranges, each sorted): the watermark and late records, Spark's
-    windows into ``windows/``, bad and late records into ``dead_letters/`` in input order. The
-    late flags are computed once (cached: the windows and the dead letters both read them);
-    ``events`` is unpersisted once they are."""
-    from pyspark import StorageLevel
+def _land_batch(spark: Any, events: Any, closers: list[_Closer], paths: _Paths) -> None:
+    """Spark's part of the batch mode, over the (persisted) pipeline output: the late records
+    (a broadcast join with when each window closed), Spark's ``groupBy(window(...))`` of the others
+    into ``windows/``, bad and late records into ``dead_letters/`` in input order."""
     from pyspark.sql import functions as F
 
-    before: list[tuple[int, int, float]] = []
-    latest = -math.inf
-    for lo, hi, _part, max_ts in sorted(ranges):
-        before.append((lo, hi, latest))
-        latest = max(latest, max_ts)
-    flagged = events.mapInArrow(_LateFlags(before), _FLAGGED_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+    closed = spark.createDataFrame([(c.k, c.seq, c.ts) for c in closers], "k BIGINT, closed_at BIGINT, closed_by DOUBLE")
     valid = F.col("reason").isNull()
+    flagged = (
+        events.withColumn("k", F.floor(F.col("ts") / WINDOW_SECONDS))
+        .join(F.broadcast(closed), "k", "left")
+        .withColumn("late", valid & F.coalesce(F.col("seq") > F.col("closed_at"), F.lit(False)))
+    )
     on_time = flagged.where(valid & ~F.col("late")).withColumn("event_time", F.timestamp_seconds("ts"))
     _window_rows(on_time).write.mode("overwrite").parquet(paths.windows)
-    events.unpersist()
-    dead = flagged.where(~valid | F.col("late")).select(
-        F.when(valid, _late_dead_letter(F.col("watermark"))).otherwise(F.col("dead_letter")).alias("value")
+    late_reason = F.format_string(
+        "late event: its window [%d, %d) had closed: the watermark passed its end when the record at event time "
+        f"%.3f arrived (that time minus the allowed lateness of {ALLOWED_LATENESS_SECONDS} s)",
+        F.col("k") * WINDOW_SECONDS,
+        (F.col("k") + 1) * WINDOW_SECONDS,
+        F.col("closed_by"),
     )
-    dead.write.mode("overwrite").text(paths.dead_letters)
-    flagged.unpersist()
+    dead = flagged.where(~valid | F.col("late")).select(
+        "seq", F.when(valid, _late_dead_letter(late_reason)).otherwise(F.col("dead_letter")).alias("value")
+    )
+    # in input order, whatever order the placement's rows come in (a sort of ~1% of the records)
+    dead.orderBy("seq").select("value").write.mode("overwrite").text(paths.dead_letters)
 
 
 def _read_back(spark: Any, paths: _Paths) -> tuple[int, int, int]:
@@ -691,8 +663,7 @@ def _session(master: str | None, board: Any) -> tuple[Any, bool, float]:
     s = rspark.session(
         master,
         app_name="rstreams-demo",
-        spark_driver_extraJavaOptions=log,
-        spark_executor_extraJavaOptions=log,
+        spark_driver_extraJavaOptions=log,  # executors log to their own files (a cluster's worker dirs)
         spark_sql_streaming_stopTimeout="60s",
     )
     dt = time.monotonic() - t
@@ -832,16 +803,11 @@ def _run_batch(
             phase = board.phase("pipeline on the executors (run_on_spark)")
             with _JobWatch(s, phase, group, lambda: int(acc.value[0])):
                 t = time.monotonic()
-                counts, ranges = _batch_events_stats(events)
+                counts, closers = _batch_events_stats(events)
                 pipeline_seconds = time.monotonic() - t
             phase.update(records=counts.records_in)
             phase.finish()
             pids = acc.value[1]
-            if not _in_order(ranges):  # a source whose partitions are not ranges of the input
-                ordered = _input_order(events, parts)
-                counts, ranges = _batch_events_stats(ordered)
-                events.unpersist()
-                events = ordered
         else:
             counter = _Counter(None)
             records: Iterator[tuple[int, Any]]
@@ -862,11 +828,11 @@ def _run_batch(
                 pipeline_seconds = time.monotonic() - t
             phase.finish()
             pids = frozenset([(os.getpid(), _driver_jvm_pid(s))])
-            events = _input_order(s.read.schema(EVENT_DDL).parquet(paths.events), parts)
-            counts, ranges = _batch_events_stats(events)
+            events = s.read.schema(EVENT_DDL).parquet(paths.events).persist(StorageLevel.MEMORY_AND_DISK)
+            counts, closers = _batch_events_stats(events)
         phase = board.phase("watermark, Spark's windows and dead letters", records=False)
         with _JobWatch(s, phase, group, lambda: counts.records_in):
-            _land_batch(s, events, ranges, paths)
+            _land_batch(s, events, closers, paths)
             windows, in_windows, dead = _read_back(s, paths)
         phase.finish(note=f"{windows:,} windows, {dead:,} dead letters")
     finally:
@@ -962,7 +928,7 @@ def _run_streaming(
         name = f"batch-{batch_id:06d}"
         if r.bad + r.late:
             bad = events.where(~valid).select(F.col("dead_letter").alias("value"))
-            late = events.where(is_late).select(_late_dead_letter(F.lit(watermark)).alias("value"))
+            late = events.where(is_late).select(_late_dead_letter(_stream_late_reason(watermark)).alias("value"))
             bad.unionByName(late).coalesce(1).write.mode("overwrite").text(os.path.join(paths.dead_letters, name))
         if r.n - r.bad - r.late:
             on_time = events.where(valid & ~is_late).select("ts", "country", "kind", "amount")

@@ -160,7 +160,7 @@ def _check_run(landed: dict[tuple[int, str, str], tuple[int, float]], out: Path,
     assert len(late) == model.late
     for d in late:  # a late record is dead-lettered as the parsed event, with its window and watermark
         assert set(d["record"]) == set(FIELDS)
-        assert "had closed: the watermark was already" in d["reason"]
+        assert "had closed: the watermark" in d["reason"]
 
 
 # -- one pipeline function, two placements -----------------------------------------------------------
@@ -201,7 +201,7 @@ def test_batch_on_the_executors_synthetic_exact_counts(spark: Any, tmp_path: Pat
     from pyspark.sql import SparkSession
 
     shuffle_partitions = spark.conf.get("spark.sql.shuffle.partitions")
-    n = 30_000
+    n = 20_000
     faults, model = _synthetic(n)
     s = _run(tmp_path, rows=n, partitions=3)
 
@@ -220,7 +220,7 @@ def test_batch_on_the_executors_synthetic_exact_counts(spark: Any, tmp_path: Pat
 
 
 def test_batch_in_the_driver_gives_the_output_of_the_executors(spark: Any, tmp_path: Path) -> None:
-    n = 12_000
+    n = 6_000
     faults, model = _synthetic(n)
     drv = _run(tmp_path / "driver", rows=n, placement="driver")
     exe = _run(tmp_path / "executors", rows=n, partitions=4)
@@ -320,7 +320,9 @@ def _check_file_run(spark: Any, out: Path, s: dict[str, Any], name: str, reasons
     # each bad record is dead-lettered whole, as it was read; a late one as the parsed event
     late = dead[-1]["record"]
     assert (late["id"], late["ts"], late["user"], late["kind"], late["amount"]) == (8, T0 + 3, 1, "view", 1.0)
-    assert dead[-1]["reason"].startswith(f"late event: its window [{T0}, {T0 + 10}) had closed: the watermark was already {T0 + 140}.000")
+    assert dead[-1]["reason"].startswith(
+        f"late event: its window [{T0}, {T0 + 10}) had closed: the watermark passed its end when the record at event time {T0 + 200}.000 arrived"
+    )
     if name.endswith(".jsonl"):
         assert dead[0]["record"] == "{not json"
         assert json.loads(dead[2]["record"])["user"] == "abc"
@@ -365,11 +367,11 @@ def test_input_with_no_valid_record_lands_no_window(spark: Any, tmp_path: Path) 
 
 
 def test_streaming_rate_source_on_the_executors_exact_counts(spark: Any, tmp_path: Path) -> None:
-    n, per_batch = 3_000, 1_000
+    n, per_batch = 2_000, 1_000
     faults, model = _synthetic(n, micro_batch=per_batch)
     s = _run(tmp_path, rows=n, streaming=True, batch_rows=per_batch)
     assert (s["mode"], s["placement"]) == ("streaming", "executors")
-    assert s["micro_batches"] == n // per_batch
+    assert s["micro_batches"] == n // per_batch == 2
     _check_run(_landed(spark, tmp_path), tmp_path, s, n, faults, model)
     assert os.getpid() not in s["pipeline_python_pids"]
     assert not [q for q in spark.streams.active], "the demo's streaming queries are stopped"

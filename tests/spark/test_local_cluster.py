@@ -37,7 +37,7 @@ pytest.importorskip("pyspark", reason="the spark extra is not installed (pip ins
 pytestmark = pytest.mark.spark
 
 MASTER = "local-cluster[2,1,1024]"
-BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH = 20_000, 6_000, 3_000, 1_000
+BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH = 10_000, 4_000, 2_000, 1_000
 
 _SCRIPT = textwrap.dedent(
     """
