@@ -275,3 +275,16 @@ def test_sink_write_error_pickles_with_its_fields() -> None:
         assert isinstance(back, SinkWriteError) and str(back) == str(e)
         assert (back.batch_id, back.start_row, back.end_row, back.committed_rows) == (3, 100, 200, 100)
         assert isinstance(back.__cause__, OSError)
+
+
+@pytest.mark.parametrize(("first", "second"), [("orders/2024", "orders_2024"), ("a b", "a_b"), ("..", "x")])
+def test_two_names_that_differ_only_in_unsafe_characters_are_two_landings(tmp_path: Path, first: str, second: str) -> None:
+    from rstreams.spark import to_spark
+
+    r1 = to_spark(Flowable.from_iterable([{"id": 0}, {"id": 1}]), path=str(tmp_path), name=first,
+                  engine="pyarrow", progress=False)
+    r2 = to_spark(Flowable.from_iterable([{"id": 0}, {"id": 2}, {"id": 3}]), path=str(tmp_path), name=second,
+                  engine="pyarrow", progress=False)
+    assert (r1.rows, r2.rows, r2.already_complete) == (2, 3, False)
+    assert sorted(_read_ids(tmp_path)) == [0, 0, 1, 2, 3]
+    assert (tmp_path / "_rstreams" / "lock").exists()  # the control directory itself is not a landing's

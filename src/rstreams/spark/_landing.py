@@ -492,7 +492,14 @@ class SparkFileLog:
 
 # -- one landing -----------------------------------------------------------------------------
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    """The landing's directory name: ``name`` itself when it is a plain file name, else its safe
+    characters plus a digest of the whole name, so two names never share one directory (``"a/b"``
+    and ``"a_b"`` sharing one made the second a re-run of the first: "already complete", nothing
+    landed). Idempotent: a returned name maps to itself."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+    if safe == name and name not in (".", ".."):
+        return name
+    return f"{safe}-{hashlib.blake2b(name.encode('utf-8', 'surrogatepass'), digest_size=4).hexdigest()}"
 
 
 class Landing:
