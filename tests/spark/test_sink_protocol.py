@@ -288,3 +288,19 @@ def test_two_names_that_differ_only_in_unsafe_characters_are_two_landings(tmp_pa
     assert (r1.rows, r2.rows, r2.already_complete) == (2, 3, False)
     assert sorted(_read_ids(tmp_path)) == [0, 0, 1, 2, 3]
     assert (tmp_path / "_rstreams" / "lock").exists()  # the control directory itself is not a landing's
+
+
+def test_an_unexpected_failure_at_start_is_a_sink_write_error_and_frees_the_landing(tmp_path: Path) -> None:
+    from rstreams.spark import to_spark
+
+    bad = tmp_path / "_rstreams" / "schema" / "00000001.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("{}")  # a schema file without its Arrow schema: reading it is a KeyError
+    with pytest.raises(SinkWriteError) as info:
+        to_spark(Flowable.from_iterable([{"id": 0}]), path=str(tmp_path), name="ids", engine="pyarrow", progress=False)
+    assert info.value.step == "start" and info.value.landing == "ids"
+    assert isinstance(info.value.__cause__, KeyError)
+    bad.unlink()
+    # the failed start released the lease: the same name runs at once in this process
+    r = to_spark(Flowable.from_iterable([{"id": 0}]), path=str(tmp_path), name="ids", engine="pyarrow", progress=False)
+    assert r.rows == 1

@@ -26,6 +26,7 @@ A driver JVM that dies is an error within a second (:class:`~._jvm.JvmWatchdog`)
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import math
 import os
 import re
@@ -358,11 +359,16 @@ class SparkSink:
         except SinkWriteError:
             self._release()
             raise
-        except (OSError, TimeoutError, ValueError) as e:
+        except Exception as e:
+            # whatever failed (a corrupted control file, the catalog), the lease taken so far is
+            # released (else it stays held by this process: a re-run here gets LandingInUseError)
             self._release()
-            if isinstance(e, ValueError) and not isinstance(e, SchemaProblem):
-                raise
+            if isinstance(e, ValueError) and not isinstance(e, (SchemaProblem, json.JSONDecodeError)):
+                raise  # a bad argument (a remote path, a partitioned directory): said at the call
             raise SinkWriteError(None, 0, 0, self._result.committed_rows, e, self._name, "start") from e
+        except BaseException:
+            self._release()
+            raise
         if engine == "spark" and spark is not None:
             self._watchdog = JvmWatchdog(spark, f"to_spark(name={self._name!r})", self._on_jvm_death).start()
 
