@@ -85,3 +85,61 @@ def _rx(ctx: Context) -> dict[int, int]:
 
     pairs = rx.from_iterable(_data(ctx)).pipe(ops.group_by(key), ops.flat_map(per_group), ops.to_list()).run()
     return dict(pairs)
+
+
+# ----------------------------------------------------------------------------------------------------
+# many live groups: the cost per element must not grow with the number of open groups (issue 18)
+
+MANY = 20_000
+
+
+def many_key(x: int) -> int:
+    return x % MANY
+
+
+def _expect_many(ctx: Context) -> dict[int, int]:
+    sums: dict[int, int] = defaultdict(int)
+    for x in _data(ctx):
+        sums[x % MANY] += x
+    return dict(sums)
+
+
+M = benchmark(
+    "group_by_many_groups",
+    "from_iterable(data).group_by(x % 20,000).flat_map(g.reduce(add), max_concurrency=None) vs a dict",
+    n=200_000,
+    quick_n=5_000,
+    order=81,
+    setup=_setup,
+    expect=_expect_many,
+    notes="every group stays open until the source completes: 20,000 live inners in flat_map",
+)
+
+
+@M.variant("plain Python dict of lists, then sum each", baseline=True)
+def _many_dict_of_lists(ctx: Context) -> dict[int, int]:
+    groups: defaultdict[int, list[int]] = defaultdict(list)
+    for x in _data(ctx):
+        groups[many_key(x)].append(x)
+    return {k: sum(v) for k, v in groups.items()}
+
+
+@M.variant(
+    "Flowable group_by(key).flat_map(g.reduce(add), max_concurrency=None)",
+    targets=[Target(">= 0.33x (within 3x)", min_ratio=0.33)],
+)
+def _many_flowable(ctx: Context) -> dict[int, int]:
+    F = flowable()
+
+    def per_group(g: Any) -> Any:
+        k = g.key
+        return g.reduce(add).map(lambda s: (k, s))
+
+    pairs = (
+        F.from_iterable(_data(ctx))
+        .group_by(many_key)
+        .flat_map(per_group, max_concurrency=None)
+        .to_list()
+        .blocking_first()
+    )
+    return dict(pairs)

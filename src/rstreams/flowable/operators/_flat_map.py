@@ -13,6 +13,17 @@ One wip drain serves every inner queue, the queue of scalar results and the down
   queue their element and bump ``_wip`` so the emitter loops again (no lost wake-up).
 * Errors: without ``delay_error`` the first error cancels everything and is signalled; with it,
   errors are collected and signalled at the end (several become an ExceptionGroup).
+* Cost per element independent of the number of live inners (``group_by`` into 20,000 groups):
+  the live inners are a dict used as an ordered set (O(1) add and remove, under ``_lock``), and
+  the drain visits only inners with work: ``_ready``, a deque that gets one entry per element an
+  inner queues (and one when it completes), appended *after* the element (race: an inner's
+  thread queueing vs the emitter popping; an entry is never seen before its element, so no
+  wake-up is lost, and without a "queued" flag nothing is checked-then-set across threads). An
+  entry whose element went out with an earlier entry finds an empty queue and costs one pop; an
+  inner whose run is cut short by demand goes back to the front. Completions go to ``_finished``
+  (an entry after ``done`` was set), visited on every pass even without demand: an inner with an
+  empty queue is removed there; one with elements left is removed by the ``_ready`` visit that
+  empties it (it reads ``done`` after emptying).
 """
 
 from __future__ import annotations
@@ -49,7 +60,8 @@ class FlatMapSubscriber:
     __slots__ = (
         "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_delay_error", "_upstream",
         "_requested", "_wip", "_inners", "_lock", "_scalars", "_errors", "_done", "_cancelled",
-        "_outer_pending", "_unbounded_outer", "_scalar_limit", "__weakref__",
+        "_outer_pending", "_unbounded_outer", "_scalar_limit", "_ready", "_finished",
+        "__weakref__",
     )
 
     def __init__(
@@ -69,8 +81,13 @@ class FlatMapSubscriber:
         self._upstream: Subscription = CANCELLED
         self._requested = AtomicInt(0)
         self._wip = AtomicInt(0)  # race: inners/requests from many threads, one emitter (rule 1.3)
-        self._inners: tuple[PrefetchInner, ...] = ()
-        self._lock = threading.Lock()  # guards replacing the _inners tuple (copy-on-write)
+        # live inners, a dict as an ordered set (O(1) add/remove); race: the outer's thread adds,
+        # the emitter removes, cancel swaps it: every access that mutates or iterates holds _lock
+        self._inners: dict[PrefetchInner, None] = {}
+        self._lock = threading.Lock()
+        # inners with work, one entry per queued element or completion (see the module docstring)
+        self._ready: deque[PrefetchInner] = deque()
+        self._finished: deque[PrefetchInner] = deque()  # completed inners, one entry each
         self._scalars: deque[Any] = deque()
         self._errors = ErrorCollector()
         self._done = False
@@ -125,7 +142,7 @@ class FlatMapSubscriber:
             return
         inner = _FlatMapInner(self, self._prefetch, "flat_map")
         with self._lock:
-            self._inners = self._inners + (inner,)
+            self._inners[inner] = None
         p.subscribe(inner)
 
     # library-internal batch protocol (a fused or batching upstream): the elements arrive within
@@ -211,7 +228,9 @@ class FlatMapSubscriber:
         self._done = True
         self._upstream = EMPTY  # the outer terminated: nothing left to cancel there (rule 2.4)
         if not self._delay_error:
-            for inner in self._inners:
+            with self._lock:
+                inners = list(self._inners)
+            for inner in inners:
                 inner.cancel()
         self._drain()
 
@@ -262,13 +281,17 @@ class FlatMapSubscriber:
     def _cancel_all(self) -> None:
         self._upstream.cancel()
         with self._lock:
-            inners, self._inners = self._inners, ()
+            inners, self._inners = self._inners, {}
         for inner in inners:
             inner.cancel()
 
     def _clear(self) -> None:
         self._scalars.clear()
-        for inner in self._inners:
+        self._ready.clear()
+        self._finished.clear()
+        with self._lock:
+            inners = list(self._inners)
+        for inner in inners:
             inner.queue.clear()
 
     # -- emission -----------------------------------------------------------------------------
@@ -303,16 +326,20 @@ class FlatMapSubscriber:
         if wip._value == 0 and wip.compare_and_set(0, 1):
             if self._emit_or_queue(inner.queue, value):
                 inner.consumed(1)
+            else:
+                self._ready.append(inner)  # after its element (see the module docstring)
             if wip.decrement_and_get() == 0:
                 return
         else:
             inner.queue.append(value)
+            self._ready.append(inner)  # after its element: the emitter never pops it too early
             if wip.get_and_increment() != 0:
                 return
         self._drain_loop()
 
     def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None:
         inner.queue.extend(items)  # behind what this inner queued before (its order)
+        self._ready.append(inner)  # one entry for the run, after it
         if self._wip.get_and_increment() != 0:
             return  # the emitter loops again (race: several inners and requests, rule 1.3)
         self._drain_loop()
@@ -325,8 +352,11 @@ class FlatMapSubscriber:
         if wip._value == 0 and wip.compare_and_set(0, 1):
             inner.done = True
             if self._emit_or_queue(inner.queue, value):
-                self._remove(inner)
-                self._request_outer(1)  # the finished inner frees its slot
+                if self._remove(inner):
+                    self._request_outer(1)  # the finished inner frees its slot
+            else:
+                self._ready.append(inner)
+                self._finished.append(inner)
             if not self._done and wip.decrement_and_get() == 0:
                 return
             # more signals arrived meanwhile, or the outer is done (this may have been the last
@@ -334,6 +364,8 @@ class FlatMapSubscriber:
         else:
             inner.queue.append(value)
             inner.done = True
+            self._ready.append(inner)
+            self._finished.append(inner)
             if wip.get_and_increment() != 0:
                 return
         self._drain_loop()
@@ -343,6 +375,7 @@ class FlatMapSubscriber:
             plugins.on_error(error)
             return
         inner.done = True
+        self._finished.append(inner)  # delay_error: the drain removes it once its queue is empty
         if not self._delay_error:
             self._done = True
             self._cancel_all()
@@ -352,14 +385,15 @@ class FlatMapSubscriber:
         if self._wip.get_and_increment() == 0:
             self._drain_loop()
 
-    def _remove(self, inner: PrefetchInner) -> None:
+    def _inner_done(self, inner: PrefetchInner) -> None:
+        """An inner completed: the drain removes it once its queue is empty."""
+        self._finished.append(inner)  # after ``done`` was set
+        self._drain()
+
+    def _remove(self, inner: PrefetchInner) -> bool:
+        """O(1); True when ``inner`` was live (it frees its slot once: entries may repeat)."""
         with self._lock:
-            t = self._inners
-            try:
-                k = t.index(inner)  # identity: inners define no __eq__
-            except ValueError:
-                return
-            self._inners = t[:k] + t[k + 1 :]
+            return self._inners.pop(inner, 0) is None  # identity: inners define no __eq__
 
     def _drain_loop(self) -> None:
         missed = 1
@@ -399,7 +433,11 @@ class FlatMapSubscriber:
                 if self._cancelled:
                     self._clear()
                     return
-            for inner in self._inners:
+            ready = self._ready
+            while ready:
+                if e == r and r < _MAX:
+                    break  # no demand left: the entries stay for the next pass
+                inner = ready.popleft()
                 q = inner.queue
                 taken = 0
                 if nb is not None and e != r and q:
@@ -420,8 +458,14 @@ class FlatMapSubscriber:
                         return
                 if taken:
                     inner.consumed(taken)
-                if inner.done and not q:
-                    self._remove(inner)
+                if q:
+                    ready.appendleft(inner)  # cut short by demand: first in the next pass
+                elif inner.done and self._remove(inner):
+                    replenish += 1
+            finished = self._finished
+            while finished:
+                inner = finished.popleft()
+                if not inner.queue and self._remove(inner):
                     replenish += 1
             if e and r < _MAX:
                 produced(requested, e)
@@ -482,6 +526,12 @@ class _FlatMapInner(PrefetchInner):
                     return
             return
         p._inner_next_batch(self, items)  # type: ignore[attr-defined]
+
+    def on_complete(self) -> None:
+        self.done = True
+        p = self._parent
+        if p is not None:
+            p._inner_done(self)  # type: ignore[attr-defined]
 
     def on_last(self, item: Any) -> None:
         p = self._parent
