@@ -1,5 +1,7 @@
-"""from_dataframe's transports: the JVM-side Arrow one (toArrowBatchRdd served partition by
-partition) against the mapInArrow fallback and Spark's own toArrow()/collect(), on awkward types."""
+"""from_dataframe's transports: the task stream (the default: each task streams its partition to
+the subscriber's process), the JVM-side Arrow one (``max_bytes_in_flight=None``: toArrowBatchRdd
+served partition by partition) and the mapInArrow fallback, against each other and Spark's own
+toArrow()/collect(), on awkward types."""
 
 from __future__ import annotations
 
@@ -74,23 +76,35 @@ def _table(batches: list[Any]) -> Any:
     return pa.Table.from_batches(batches)
 
 
-@spark_only
-def test_classic_dataframe_uses_jvm_arrow(spark: Any, fetches: list[Any]) -> None:
-    _collect(from_dataframe(spark.range(0, 10, numPartitions=2)))
-    assert fetches[0].transport == "jvm-arrow"
-    assert fetches[0].partitions_fetched == 2
-
-
-@spark_only
-def test_arrow_mode_equals_fallback_and_to_arrow(spark: Any, fetches: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    df = _awkward(spark)
-    jvm = _table(_collect(from_dataframe(df)))
-    assert fetches[-1].transport == "jvm-arrow"
+def _fallback(f: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Run ``f()`` with the mapInArrow fallback (the JVM-side transport declined)."""
     with monkeypatch.context() as m:
         m.setattr(_source, "_open_jvm_arrow", lambda *a: None)
-        old = _table(_collect(from_dataframe(df)))
+        return f()
+
+
+@spark_only
+def test_classic_dataframe_streams_from_its_tasks_unless_max_bytes_is_none(spark: Any, fetches: list[Any]) -> None:
+    df = spark.range(0, 10, numPartitions=2)
+    assert [r[0] for r in _collect(from_dataframe(df, as_="rows"))] == list(range(10))
+    assert fetches[-1].transport == "task-stream"
+    assert fetches[-1].partitions_fetched == 2
+    assert [r[0] for r in _collect(from_dataframe(df, as_="rows", max_bytes_in_flight=None))] == list(range(10))
+    assert fetches[-1].transport == "jvm-arrow"
+    assert fetches[-1].partitions_fetched == 2
+
+
+@spark_only
+def test_arrow_mode_equal_on_all_transports_and_to_arrow(spark: Any, fetches: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    df = _awkward(spark)
+    streamed = _table(_collect(from_dataframe(df)))
+    assert fetches[-1].transport == "task-stream"
+    jvm = _table(_collect(from_dataframe(df, max_bytes_in_flight=None)))
+    assert fetches[-1].transport == "jvm-arrow"
+    old = _table(_fallback(lambda: _collect(from_dataframe(df, max_bytes_in_flight=None)), monkeypatch))
     assert fetches[-1].transport == "map-in-arrow"
-    assert jvm.schema == old.schema
+    assert streamed.schema == jvm.schema == old.schema
+    assert streamed.equals(jvm)
     assert jvm.equals(old)
     ref = df.toArrow()
     assert jvm.num_rows == ref.num_rows == 5
@@ -122,15 +136,14 @@ def test_rows_mode_equals_collect(spark: Any) -> None:
 
 
 @spark_only
-def test_rows_and_pandas_same_on_both_transports(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rows_and_pandas_same_on_all_transports(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     df = _awkward(spark)
     rows = _collect(from_dataframe(df, as_="rows"))
     pdfs = _collect(from_dataframe(df, as_="pandas"))
-    with monkeypatch.context() as m:
-        m.setattr(_source, "_open_jvm_arrow", lambda *a: None)
-        rows_old = _collect(from_dataframe(df, as_="rows"))
-        pdfs_old = _collect(from_dataframe(df, as_="pandas"))
-    assert repr(rows) == repr(rows_old)  # repr: NaN-safe and type-exact (Decimal, datetime tz)
+    rows_jvm = _collect(from_dataframe(df, as_="rows", max_bytes_in_flight=None))
+    rows_old = _fallback(lambda: _collect(from_dataframe(df, as_="rows", max_bytes_in_flight=None)), monkeypatch)
+    pdfs_old = _fallback(lambda: _collect(from_dataframe(df, as_="pandas", max_bytes_in_flight=None)), monkeypatch)
+    assert repr(rows) == repr(rows_jvm) == repr(rows_old)  # repr: NaN-safe and type-exact (Decimal, datetime tz)
     import pandas as pd
 
     new, old = pd.concat(pdfs, ignore_index=True), pd.concat(pdfs_old, ignore_index=True)
@@ -144,13 +157,13 @@ def test_non_utc_session_time_zone(spark: Any, monkeypatch: pytest.MonkeyPatch) 
     prev = spark.conf.get("spark.sql.session.timeZone")
     spark.conf.set("spark.sql.session.timeZone", "America/New_York")
     try:
-        jvm = _table(_collect(from_dataframe(df)))
-        with monkeypatch.context() as m:
-            m.setattr(_source, "_open_jvm_arrow", lambda *a: None)
-            old = _table(_collect(from_dataframe(df)))
+        streamed = _table(_collect(from_dataframe(df)))
+        jvm = _table(_collect(from_dataframe(df, max_bytes_in_flight=None)))
+        old = _table(_fallback(lambda: _collect(from_dataframe(df, max_bytes_in_flight=None)), monkeypatch))
     finally:
         spark.conf.set("spark.sql.session.timeZone", prev)
-    assert jvm.schema == old.schema
+    assert streamed.schema == jvm.schema == old.schema
+    assert streamed.equals(jvm)
     assert jvm.equals(old)
 
 
@@ -281,7 +294,7 @@ def test_open_jvm_arrow_declines_when_the_method_is_missing() -> None:
 
 
 @spark_only
-def test_stopping_mid_partition_ends_the_server_cleanly(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stopping_mid_partition_ends_the_jvm_server_cleanly(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     socks: list[Any] = []
     orig = _source._open_jvm_arrow
 
@@ -295,7 +308,7 @@ def test_stopping_mid_partition_ends_the_server_cleanly(spark: Any, monkeypatch:
     prev = spark.conf.get(key)
     spark.conf.set(key, "100")
     try:
-        first = from_dataframe(spark.range(0, 2000, numPartitions=2)).blocking_first(timeout=120)
+        first = from_dataframe(spark.range(0, 2000, numPartitions=2), max_bytes_in_flight=None).blocking_first(timeout=120)
     finally:
         spark.conf.set(key, prev)
     assert first.num_rows == 100
