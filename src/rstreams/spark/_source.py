@@ -52,7 +52,7 @@ server's JVM over Connect).
 
 Cancellation stops the running Spark job (its job group is cancelled) and closes the sockets. A
 driver JVM that exits (killed, or out of heap: :func:`~rstreams.spark.session` starts it with
-``-XX:+ExitOnOutOfMemoryError``) ends the stream with ``rstreams.spark._jvm.SparkJvmDiedError``
+``-XX:+ExitOnOutOfMemoryError``) ends the stream with :class:`~rstreams.spark.SparkJvmDiedError`
 within about a second: its sockets close, and a :class:`~rstreams.spark._jvm.JvmWatchdog` watches
 the process during the fetch.
 """
@@ -1365,7 +1365,7 @@ def from_dataframe(
     Scheduler: Spark is driven from a worker of ``subscribe_on`` (default: the io scheduler), so
     a request never blocks the caller's thread; pass ``None`` to fetch on the requesting thread.
     Cancellation cancels the running Spark job. If the driver JVM exits (killed, or out of
-    memory), the stream ends with ``rstreams.spark._jvm.SparkJvmDiedError`` within about a
+    memory), the stream ends with :class:`~rstreams.spark.SparkJvmDiedError` within about a
     second when there is demand (else at the next request).
     """
     if as_ not in _AS:
