@@ -313,3 +313,71 @@ def _run_on_spark(ctx: Context) -> int:
 def _map_in_arrow_scalars(ctx: Context) -> int:
     df = _df(ctx).select("l").mapInArrow(_map_filter_scalars, "l long")
     return int(df.groupBy().sum("l").collect()[0][0] or 0)
+
+
+# -- source, one 1 GB partition: the driver JVM's heap stays bounded -----------------------------------
+# The issue (#16): from_dataframe collected a whole partition in the driver JVM before its first row
+# (+1.3 GB of heap for one 5 M-row partition). Here one partition of ~1 GiB of Arrow data (3.5 M rows
+# of ~310 bytes: an id and a 300-character string, made by Spark, not read from the Parquet files)
+# goes through from_dataframe; the growth of the driver JVM's old generation (where a collected
+# partition lives: large arrays go there directly) is measured around it and printed above the table.
+# The baseline is Spark computing the same partition with no transfer at all (the "noop" sink).
+
+JVM_HEAP_TARGET_MB = 256
+
+
+def _one_partition(ctx: Context) -> Any:
+    return _d(ctx).spark.range(0, ctx.n, 1, 1).selectExpr("id", "concat(cast(id as string), repeat('x', 290)) AS s")
+
+
+def _old_gen_pools(spark: Any) -> list[Any]:
+    """The heap pools that are not the young generation's (G1 Old Gen, Tenured Gen, ...)."""
+    mf = spark.sparkContext._jvm.java.lang.management.ManagementFactory
+    pools = []
+    for pool in mf.getMemoryPoolMXBeans():
+        name = str(pool.getName())
+        if str(pool.getType().toString()) == "Heap memory" and not any(w in name for w in ("Eden", "Survivor", "Nursery")):
+            pools.append(pool)
+    return pools
+
+
+def _heap_growth_mb(spark: Any, run: Any) -> tuple[Any, float]:
+    """``run()``'s result, and the peak growth of the driver JVM's old generation during it (MB):
+    a full GC first, then the pools' own peak counters (exact, no sampling)."""
+    spark.sparkContext._jvm.java.lang.System.gc()
+    pools = _old_gen_pools(spark)
+    base = 0
+    for pool in pools:
+        base += int(pool.getUsage().getUsed())
+        pool.resetPeakUsage()
+    result = run()
+    peak = sum(int(pool.getPeakUsage().getUsed()) for pool in pools)
+    return result, max(0, peak - base) / 2**20
+
+
+def _one_partition_expect(ctx: Context) -> tuple[int, int, bool]:
+    return ctx.n, ctx.n * (ctx.n - 1) // 2, True
+
+
+@B.variant("one 1 GB partition: Spark computing it, write.format('noop') (no transfer)", baseline=True, scale=0.35)
+def _one_partition_noop(ctx: Context) -> None:
+    _one_partition(ctx).write.format("noop").mode("overwrite").save()
+
+
+@B.variant(
+    "one 1 GB partition: from_dataframe(df) Arrow batches",
+    scale=0.35,
+    expect=_one_partition_expect,
+    targets=[Target(f"driver JVM heap +< {JVM_HEAP_TARGET_MB} MB (result check; figure printed above)")],
+)
+def _one_partition_from_dataframe(ctx: Context) -> tuple[int, int, bool]:
+    rs = _spark_api()
+    spark = _d(ctx).spark
+    (rows, total), growth = _heap_growth_mb(spark, lambda: _batches_rows_and_sum(rs.from_dataframe(_one_partition(ctx)).blocking_iterable()))
+    ok = growth < JVM_HEAP_TARGET_MB
+    print(
+        f"   one {ctx.n:,}-row partition through from_dataframe: driver JVM old generation +{growth:.0f} MB "
+        f"(target < {JVM_HEAP_TARGET_MB} MB: {'ok' if ok else 'MISSED'})",
+        flush=True,
+    )
+    return rows, total, ok
