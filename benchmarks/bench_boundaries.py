@@ -1,4 +1,4 @@
-"""Every thread boundary against a hand-written floor with the same bound (issue 22).
+"""Every thread boundary against a hand-written floor with the same bound.
 
 Each rstreams variant follows its own floor (its ratio is to that floor): a hand-written lockstep
 hand-off between two threads with exactly the bound of the measured pipeline (at most 128 elements

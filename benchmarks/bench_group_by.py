@@ -88,7 +88,7 @@ def _rx(ctx: Context) -> dict[int, int]:
 
 
 # ----------------------------------------------------------------------------------------------------
-# many live groups: the cost per element must not grow with the number of open groups (issue 18)
+# many live groups: the cost per element must not grow with the number of open groups
 
 MANY = 20_000
 

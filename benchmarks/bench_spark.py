@@ -255,7 +255,7 @@ def _to_spark(ctx: Context) -> int:
 
 
 # -- scale-out: per-element map + filter on the executors ---------------------------------------------
-# "A hand-written mapInArrow doing the same work" (issue 7): the same per-row functions on the same
+# "A hand-written mapInArrow doing the same work": the same per-row functions on the same
 # rows. A DataFrame row reaches a per-row function as a tuple, so the baseline turns each Arrow batch
 # into row tuples, applies the row functions below and builds the output columns back, as
 # run_on_spark(as_="rows") does. The former baseline (scalar column values through f and p, no row

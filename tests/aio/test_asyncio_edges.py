@@ -1,4 +1,4 @@
-"""asyncio edges (issue 19, item 5): ``asyncio.create_task(flowable.to_list())``, ``from_future`` over
+"""asyncio edges: ``asyncio.create_task(flowable.to_list())``, ``from_future`` over
 asyncio futures, ``map_async`` given a plain function, and the prefetch of an async source."""
 
 from __future__ import annotations

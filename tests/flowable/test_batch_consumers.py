@@ -1,7 +1,7 @@
 """Terminal consumers and bridges take the batch a boundary hands on (``on_next_batch``) in one step,
 with the signals of the one-by-one path: the same results, the same user-function calls, an error
 named by the element that raised it, a ``None`` element still a rule 2.13 error, a cancel that stops
-at its element, and rule 1.1 accounting (issue 22).
+at its element, and rule 1.1 accounting.
 
 Each scenario runs twice over the same boundary: batched (the consumer right after ``observe_on``)
 and one by one (``do_on_next`` in between takes no batches, so the drain calls ``on_next`` per

@@ -1,4 +1,4 @@
-"""How RxJava and RxPY users call subscribe and range (issue 19, item 3).
+"""How RxJava and RxPY users call subscribe and range.
 
 The callback forms are checked next to a TestSubscriber on the same multicast source: ``publish()``
 is lockstep, so the TestSubscriber only gets its elements when the callback subscriber requested

@@ -1,4 +1,4 @@
-"""One-shot iterables (issue 19, item 4): ``from_iterable(iterator)`` can be iterated once; a second
+"""One-shot iterables: ``from_iterable(iterator)`` can be iterated once; a second
 subscription (another subscriber, a retry, a repeat) is an ``on_error(OneShotIteratorError)`` instead
 of the silently shortened rest of the iterator. A factory (a generator function, a lambda) gives
 every subscription a fresh pass. Fused and unfused (``hide()``) paths give the same signals."""

@@ -446,7 +446,7 @@ def test_subscribe_failing_on_error_raises_on_the_calling_thread(undeliverable: 
 def test_subscribe_raising_on_complete_raises_on_the_calling_thread(
     kind: str, undeliverable: list[BaseException]
 ) -> None:
-    # issue 19: blocking_subscribe(print, on_complete=lambda: 1/0) logged the error and returned
+    # before: blocking_subscribe(print, on_complete=lambda: 1/0) logged the error and returned
     src = {"fused": Flowable.range(0, 3), "hidden": Flowable.range(0, 3).hide(), "thread": threaded([0, 1, 2])}[kind]
     got: list[int] = []
     with pytest.raises(ZeroDivisionError):

@@ -1,5 +1,5 @@
 """flat_map with many live inners: the drain visits only inners with work, removal is O(1)
-(issue 18: group_by into 20,000 groups). The signals are those of the one-by-one drain."""
+(group_by into 20,000 groups feeds it that many). The signals are those of the one-by-one drain."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""group_by into flat_map, fully consumed, whatever way the downstream requests (issue 18).
+"""group_by into flat_map, fully consumed, whatever way the downstream requests.
 
 A synchronous source re-enters group_by while flat_map's drain replenishes one group; the other
 groups' queues then fill while their consumer (flat_map's inner) is about to be requested. That

@@ -1,4 +1,4 @@
-"""Every processor as a Subscriber (issue 19, item 7): rule 2.5 (a second ``on_subscribe`` while one
+"""Every processor as a Subscriber: rule 2.5 (a second ``on_subscribe`` while one
 upstream is active is cancelled, never requested from) and rule 2.13 (``on_error`` with something
 that is not an exception instance is refused with TypeError at the call)."""
 

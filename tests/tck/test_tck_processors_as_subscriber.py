@@ -1,4 +1,4 @@
-"""Every processor through the kit's Subscriber verifications (issue 19, item 7).
+"""Every processor through the kit's Subscriber verifications.
 
 * ``SubscriberBlackboxVerification``: every processor passes it, rule 2.5 included
   (``required_spec205``: a second ``on_subscribe`` while one upstream is active is cancelled).
