@@ -304,3 +304,18 @@ def test_an_unexpected_failure_at_start_is_a_sink_write_error_and_frees_the_land
     # the failed start released the lease: the same name runs at once in this process
     r = to_spark(Flowable.from_iterable([{"id": 0}]), path=str(tmp_path), name="ids", engine="pyarrow", progress=False)
     assert r.rows == 1
+
+
+def test_a_missing_value_in_a_non_nullable_column_is_a_schema_mismatch_naming_the_row(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    from rstreams.spark import SchemaMismatchError, to_spark
+
+    schema = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    rows = [{"id": 1, "v": "a"}, {"id": 2, "v": "b"}, {"v": "c"}]
+    with pytest.raises(SchemaMismatchError) as info:  # not a write failure, retried, then "re-run to resume"
+        to_spark(Flowable.from_iterable(rows), path=str(tmp_path), schema=schema, engine="pyarrow", progress=False,
+                 retry=WritePolicy(3, 0.0))
+    assert info.value.step == "convert" and info.value.committed_rows == 0
+    assert "'id'" in str(info.value) and "row 2 " in str(info.value)
+    assert _read_ids(tmp_path) == []

@@ -101,9 +101,11 @@ def castable(src: Any, dst: Any) -> bool:
     return False
 
 
-def conform(table: Any, schema: Any, merge: bool) -> tuple[Any, Any | None]:
+def conform(table: Any, schema: Any, merge: bool, first_row: int | None = None) -> tuple[Any, Any | None]:
     """``table`` with ``schema``'s columns, types and order; with ``merge``, columns ``schema``
-    lacks are appended (nullable) and the grown schema is returned second (else None)."""
+    lacks are appended (nullable) and the grown schema is returned second (else None). A null
+    (a missing key) in a column the schema declares non-nullable is refused here, naming the row
+    (``first_row``: the landing's index of the table's first row), not by the file writer later."""
     import pyarrow as pa
 
     names = set(schema.names)
@@ -122,7 +124,7 @@ def conform(table: Any, schema: Any, merge: bool) -> tuple[Any, Any | None]:
         grown = pa.schema(list(schema) + [f.with_nullable(True) for f in extra])
         schema = grown
     if table.schema.equals(schema, check_metadata=False):
-        return table, grown
+        return _nonnullable_filled(table, schema, first_row), grown
     arrays = []
     for field in schema:
         idx = table.schema.get_field_index(field.name)
@@ -142,7 +144,26 @@ def conform(table: Any, schema: Any, merge: bool) -> tuple[Any, Any | None]:
             arrays.append(col.cast(field.type, safe=True))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
             raise SchemaProblem(f"column {field.name!r}: a value does not fit {field.type} ({e})") from e
-    return pa.Table.from_arrays(arrays, schema=schema), grown
+    return _nonnullable_filled(pa.Table.from_arrays(arrays, schema=schema), schema, first_row), grown
+
+
+def _nonnullable_filled(table: Any, schema: Any, first_row: int | None) -> Any:
+    """``table``, checked: no null in a column ``schema`` declares non-nullable (``from_arrays``
+    does not check it; a Parquet writer refuses it at the write step, after every retry)."""
+    import pyarrow.compute as pc
+
+    for field in schema:
+        if field.nullable:
+            continue
+        col = table.column(field.name)
+        if col.null_count:
+            i = int(pc.index(pc.is_null(col), True).as_py())
+            where = f"row {first_row + i}" if first_row is not None else "a row"
+            raise SchemaProblem(
+                f"column {field.name!r} is declared non-nullable in the landing's schema, but {where} has no "
+                "value for it (a missing key or None)"
+            )
+    return table
 
 
 def _fields(schema: Any) -> str:

@@ -805,7 +805,7 @@ class SparkSink:
                             f"column {f.name!r} is None in every row of the first batch, so its type is "
                             "unknown; give schema=pyarrow.schema([...]) to land it"
                         )
-            t, grown = conform(t, schema, growing)
+            t, grown = conform(t, schema, growing, row - t.num_rows)
             if grown is not None:
                 schema = grown
             tables.append(t)
