@@ -319,3 +319,21 @@ def test_a_missing_value_in_a_non_nullable_column_is_a_schema_mismatch_naming_th
     assert info.value.step == "convert" and info.value.committed_rows == 0
     assert "'id'" in str(info.value) and "row 2 " in str(info.value)
     assert _read_ids(tmp_path) == []
+
+
+def test_timeout_cancels_the_landing_and_is_a_sink_write_error(tmp_path: Path) -> None:
+    import threading
+
+    from rstreams.spark import to_spark
+
+    cancelled = threading.Event()
+    src = Flowable.concat(Flowable.from_iterable([{"id": 0}]), Flowable.never()).do_on_cancel(cancelled.set)
+    with pytest.raises(SinkWriteError) as info:
+        to_spark(src, path=str(tmp_path), name="slow", engine="pyarrow", progress=False, timeout=0.3)
+    assert info.value.step == "timeout" and info.value.landing == "slow"
+    assert isinstance(info.value.__cause__, TimeoutError)
+    assert cancelled.wait(5)  # not left running in the background
+    # the landing is released once the cancel settles: a re-run of the name lands the input
+    r = to_spark(Flowable.from_iterable([{"id": 0}, {"id": 1}]), path=str(tmp_path), name="slow", engine="pyarrow",
+                 progress=False, timeout=30)
+    assert r.rows == 2

@@ -26,6 +26,7 @@ A driver JVM that dies is an error within a second (:class:`~._jvm.JvmWatchdog`)
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import math
 import os
@@ -129,6 +130,9 @@ _HEAP_SHARE: Final = 8
 #: on a dead driver JVM, how long the error waits for the writer to stop and release the lease
 #: (a writer stuck in a call to the dead JVM does not delay the error longer than this)
 _RELEASE_WAIT_ON_JVM_DEATH: Final = 2.0
+#: on to_spark(timeout=...) running out, how long the cancelled landing may take to settle (its
+#: batch being written commits) before the error is raised anyway
+_SETTLE_WAIT_ON_TIMEOUT: Final = 2.0
 
 
 def _local_path(path: str) -> str:
@@ -1050,6 +1054,11 @@ class SparkSink:
         return self._name
 
     @property
+    def committed_rows(self) -> int:
+        """The landing's committed rows so far (earlier runs of its name included)."""
+        return self._result.committed_rows
+
+    @property
     def future(self) -> concurrent.futures.Future[SinkResult]:
         return self._future
 
@@ -1155,7 +1164,9 @@ def to_spark(
     Errors: every step (write, commit, publish) is retried per ``retry`` (:class:`WritePolicy`),
     then the stream is cancelled and a :class:`SinkWriteError` names the batch, the committed rows
     and the name to resume with. A dead driver JVM fails the landing within a second.
-    ``max_batch_seconds`` flushes a partial batch that has waited that long.
+    ``max_batch_seconds`` flushes a partial batch that has waited that long. ``timeout`` (with
+    ``block``): a landing not done by then is cancelled and a :class:`SinkWriteError` (step
+    ``"timeout"``) says what is committed and the name to resume with.
     ``table=``: a file-format table of the session catalog (new, or existing and not partitioned)
     on a local or mounted filesystem is landed like a path, in its own location, exactly-once,
     and the catalog is refreshed after each commit; ``mode="overwrite"`` there drops the table
@@ -1200,5 +1211,18 @@ def to_spark(
     publisher.subscribe(sink)
     if not block:
         return sink.future
-    return sink.result(timeout)
+    try:
+        return sink.result(timeout)
+    except concurrent.futures.TimeoutError as e:
+        if sink.future.done():
+            raise  # the landing's own outcome (an upstream's TimeoutError), not this wait's
+        # the caller gives up: the landing must not go on in the background holding its lease
+        sink.cancel()
+        with contextlib.suppress(BaseException):
+            sink.result(_SETTLE_WAIT_ON_TIMEOUT)
+        raise SinkWriteError(
+            None, 0, 0, sink.committed_rows, e, sink.name, "timeout",
+            f"it did not finish within timeout={timeout} s and was cancelled (a batch being written still "
+            "commits; the landing is free once it has)",
+        ) from e
 
