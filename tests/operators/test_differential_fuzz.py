@@ -458,7 +458,74 @@ def _ops(rng: random.Random, data_values: list[int]) -> list[Callable[[], Op]]:
             ]
         )
 
+    def op_user_fails() -> Op:
+        """A fusable operator whose user function returns ``None`` (an invalid element for the
+        producing ones, "drop" for map_not_none) or raises on one element: fused and hidden must
+        give the same signals (rule 2.13 is not checked later on the fused path: a stage after a
+        None-producing one must never see the None)."""
+        bad = pick_bad()
+        nee = "NoneElementError"
+
+        def none_on_bad(x: int) -> int | None:
+            return None if x == bad else x + 1
+
+        def raise_on_bad(x: int) -> int:
+            if x == bad:
+                raise Boom(x)
+            return x
+
+        def m_none(keep: Callable[[int], bool]) -> Model:
+            def m(s: Stream) -> Stream:
+                out: list[Any] = []
+                for x in s[0]:
+                    if x == bad:
+                        return out, nee
+                    if keep(x + 1):
+                        out.append(x + 1)
+                return out, s[1]
+
+            return m
+
+        def m_filter_raise(s: Stream) -> Stream:
+            out: list[Any] = []
+            for x in s[0]:
+                if x == bad:
+                    return out, "Boom"
+                if x % 2:
+                    out.append(x)
+            return out, s[1]
+
+        def m_not_none(s: Stream) -> Stream:
+            return [x + 1 for x in s[0] if x != bad], s[1]
+
+        return rng.choice(
+            [
+                Op(f"map(None on {bad})", lambda u: lambda s: s.map(u(none_on_bad)), m_none(lambda v: True)),
+                Op(
+                    f"map(None on {bad}).filter(x%2)",
+                    lambda u: lambda s: s.map(u(none_on_bad)).filter(u(lambda x: x % 2)),
+                    m_none(lambda v: bool(v % 2)),
+                ),
+                Op(f"map(None on {bad}).skip(1)", lambda u: lambda s: s.map(u(none_on_bad)).skip(1), None),
+                Op(f"map(None on {bad}).buffer(2).map(enc)", lambda u: lambda s: s.map(u(none_on_bad)).buffer(2).map(enc), None),
+                Op(f"map(None on {bad}).take_while(x<99)", lambda u: lambda s: s.map(u(none_on_bad)).take_while(u(lambda x: x < 99)), None),
+                Op(f"map(None on {bad}).distinct()", lambda u: lambda s: s.map(u(none_on_bad)).distinct(), None),
+                Op(f"map(None on {bad}).map(x*2)", lambda u: lambda s: s.map(u(none_on_bad)).map(u(lambda x: x * 2)), None),
+                Op(f"map_not_none(None on {bad})", lambda u: lambda s: s.map_not_none(u(none_on_bad)), m_not_none),
+                Op(f"map_not_none(raise on {bad})", lambda u: lambda s: s.map_not_none(u(raise_on_bad)), _m_map(lambda x: x, bad)),
+                Op(f"filter(raise on {bad} else x%2)", lambda u: lambda s: s.filter(u(lambda x: raise_on_bad(x) % 2)), m_filter_raise),
+                Op(f"take_while(raise on {bad})", lambda u: lambda s: s.take_while(u(lambda x: raise_on_bad(x) < 99)), None),
+                Op(f"skip_while(raise on {bad})", lambda u: lambda s: s.skip_while(u(lambda x: raise_on_bad(x) < 3)), None),
+                Op(f"scan(None when b == {bad})", lambda u: lambda s: s.scan(u(lambda a, b: None if b == bad else a + b)), None),
+                Op(f"scan(raise when b == {bad})", lambda u: lambda s: s.scan(u(lambda a, b: a + raise_on_bad(b))), None),
+                Op(f"flat_map_iterable(raise on {bad})", lambda u: lambda s: s.flat_map_iterable(u(lambda x: [raise_on_bad(x)])), None),
+                Op(f"flat_map_iterable([None] on {bad})", lambda u: lambda s: s.flat_map_iterable(u(lambda x: [None if x == bad else x])), None),
+                Op(f"distinct(key raises on {bad})", lambda u: lambda s: s.distinct(u(raise_on_bad)), None),
+            ]
+        )
+
     return [
+        op_user_fails, op_user_fails,
         op_map, op_map, op_filter, op_take, op_skip, op_take_while, op_skip_while, op_take_last, op_skip_last,
         op_scan, op_distinct, op_buffer, op_fmi, op_flat, op_flat, op_concat, op_default, op_element,
         op_first_last, op_aggregate, op_zip, op_merge, op_window, op_group, op_on_error, op_misc,
@@ -559,7 +626,9 @@ Trace = list[tuple[Any, ...]]
 
 
 def _injects_error(o: Op) -> bool:
-    return "raise" in o.name or "error on" in o.name or o.name == "concat_with(error)"
+    # (a user function returning None is an error, NoneElementError, except map_not_none's "drop")
+    none_error = "None" in o.name and not o.name.startswith("map_not_none(None")
+    return "raise" in o.name or "error on" in o.name or o.name == "concat_with(error)" or none_error
 
 
 def _run(chain: Callable[[Flowable[Any]], Flowable[Any]], src: Flowable[Any], steps: list[int], calls: list[int], pump: _Pump | None) -> tuple[Trace, TestSubscriber[Any], list[BaseException]]:

@@ -121,6 +121,10 @@ ENTRIES: dict[str, Entry] = {
     "map_hidden": Entry(lambda n: _r(n).hide().map(lambda x: x + 1)),
     "filter": Entry(lambda n: Flowable.range(0, 2 * n).filter(lambda x: x % 2 == 0), max_elements=BIG // 2),
     "filter_hidden": Entry(lambda n: Flowable.range(0, 2 * n).hide().filter(lambda x: x % 2 == 0), max_elements=BIG // 2),
+    "map_not_none": Entry(lambda n: Flowable.range(0, 2 * n).map_not_none(lambda x: x if x % 2 == 0 else None), max_elements=BIG // 2),
+    "map_not_none_hidden": Entry(
+        lambda n: Flowable.range(0, 2 * n).hide().map_not_none(lambda x: x if x % 2 == 0 else None), max_elements=BIG // 2
+    ),
     "hide": Entry(lambda n: _r(n).hide()),
     "log": Entry(lambda n: _r(n).log("tck", signals=["on_next", "request", "cancel"]), failed=lambda: _boom().log("tck")),
     "name": Entry(lambda n: _r(n).name("tck"), failed=lambda: _boom().name("tck")),

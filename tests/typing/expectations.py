@@ -117,6 +117,7 @@ assert_type(ints.zip_with(strs, lambda i, s: len(s) + i), Flowable[int])
 # ------------------------------------------------------------------ transform, with lambdas
 assert_type(ints.map(lambda x: str(x)), Flowable[str])
 assert_type(ints.filter(lambda x: x > 1), Flowable[int])
+assert_type(ints.map_not_none(lambda x: str(x) if x > 1 else None), Flowable[str])
 assert_type(ints.checkpoint("parsed", trace=True), Flowable[int])
 assert_type(ints.name("ints").tag("kind", "numbers"), Flowable[int])
 assert_type(ints.log("ints", logging.DEBUG, ["request", "on_next"]), Flowable[int])

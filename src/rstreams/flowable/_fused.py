@@ -31,9 +31,10 @@ turn, so what the stages make first (scan's seed) still goes out if it is reques
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from itertools import chain, islice, repeat
+from functools import partial
+from itertools import chain, islice, repeat, takewhile
 from operator import is_ as _is
-from operator import length_hint
+from operator import is_not, length_hint
 from typing import Any, Final, Generic, Protocol, TypeVar
 
 from .._internal.atomics import AtomicFlag, AtomicInt
@@ -226,6 +227,7 @@ class Fusion(Generic[T]):
         "_root_pure",
         "_root_look",
         "_stages",
+        "_checks_top",
     )
 
     def __init__(
@@ -260,6 +262,7 @@ class Fusion(Generic[T]):
         self._root_look = look if self.user else None
         # (wrap, how it is looked ahead through, its own node builder or None)
         self._stages: tuple[tuple[Callable[[Iterator[Any]], Iterator[Any]], int, Look | None], ...] = ()
+        self._checks_top = False  # factory() raises at a None (none_checked): a producing stage's
 
     def then(
         self,
@@ -281,9 +284,28 @@ class Fusion(Generic[T]):
         looks ahead through, for a stage that holds elements or ends on its own (its node answers
         from its state first); used only over stages that ask (module docstring)."""
         factory = self.factory
+        checked = False
+        raw_wrap = wrap
+        if not self.none_free and name not in _FORWARDS:
+            # rule 2.13, the same signals fused or not: the unfused operator below fails on a None
+            # before this stage sees it, so this stage must never receive one (a filter would drop
+            # it, a map would call the user's function with it, buffer would hide it in a list)
+            wrap, look = _checked(self, wrap, look)
+            checked = True
 
-        def make() -> Iterator[Any]:
-            return wrap(factory())
+        # ``factory`` of a producing stage checks already (below): no second check over it
+        inner = raw_wrap if self._checks_top else wrap
+        if produces:
+            # the consumers that pull chunks (aggregates, last, group_by) meet the None where it
+            # is produced, not after a chunk: no user call for a later element (rule 2.13)
+
+            def make() -> Iterator[Any]:
+                return none_checked(inner(factory()), f)
+
+        else:
+
+            def make() -> Iterator[Any]:
+                return inner(factory())
 
         kind = (_ASK if produces else _PASS) if ahead is None else (_AHEAD if ahead else _ASK)
         f: Fusion[Any] = Fusion(
@@ -292,7 +314,7 @@ class Fusion(Generic[T]):
             self.producers + ((name,) if produces else ()),
             self.names + (name,),
             self.eager,
-            self.none_free and not produces,
+            (self.none_free or checked) and not produces,
         )
         f.user = self.user if kind == _PASS else kind == _ASK
         f.pure = self.pure and kind == _PASS
@@ -300,6 +322,7 @@ class Fusion(Generic[T]):
         f._root_pure = self._root_pure
         f._root_look = self._root_look
         f._stages = (*self._stages, (wrap, kind, look))
+        f._checks_top = produces
         return f
 
     def open(self, need_node: bool = False) -> tuple[Iterator[T], Ahead | None, Iterator[Any]]:
@@ -666,6 +689,57 @@ class FusedFlowable(Flowable[T]):
 
     def __repr__(self) -> str:
         return f"Flowable<{' -> '.join(self._fusion.names)}>"
+
+
+# stages that hand every element on unchanged (a None reaches the driver's check, after the same
+# elements as on the unfused path): no check below them
+_FORWARDS: Final = frozenset({"take"})
+
+
+def _checked(below: Fusion[Any], wrap: Callable[[Iterator[Any]], Iterator[Any]], look: Look | None) -> tuple[
+    Callable[[Iterator[Any]], Iterator[Any]], Look | None
+]:
+    """``wrap`` and ``look`` over ``none_checked(iterator, below)``."""
+
+    def checked_wrap(it: Iterator[Any]) -> Iterator[Any]:
+        return wrap(none_checked(it, below))
+
+    if look is None:
+        return checked_wrap, None
+    inner_look = look
+
+    def checked_look(it: Iterator[Any], node: Ahead) -> tuple[Iterator[Any], Ahead]:
+        return inner_look(none_checked(it, below), node)
+
+    return checked_wrap, checked_look
+
+
+_NOT_NONE: Final = partial(is_not, None)  # C-level "x is not None"
+
+
+def none_checked(it: Iterator[Any], below: Fusion[Any]) -> Iterator[Any]:
+    """``it``, raising ``below``'s None error where ``it`` yields a None (rule 2.13), at that
+    element: nothing after it is pulled, so no user function runs for later elements, as on the
+    unfused path where the producing operator fails at once.
+
+    Builtins per element (``takewhile`` with a C predicate): the Python frames run once, at the
+    end. ``takewhile`` stops at the first None, either a real one or the one ``_end`` yields
+    after ``it`` is exhausted; ``_end`` having run tells them apart without pulling further.
+    """
+    ended = False
+
+    def _end() -> Iterator[None]:
+        nonlocal ended
+        ended = True
+        yield None
+
+    def _tail() -> Iterator[Any]:
+        if not ended:
+            raise below.none_error()
+        return
+        yield  # a generator
+
+    return chain(takewhile(_NOT_NONE, chain(it, _end())), _tail())
 
 
 def none_index(chunk: list[Any]) -> int:

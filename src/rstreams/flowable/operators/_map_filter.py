@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import Any, TypeVar, final
+from functools import partial
+from operator import is_not
+from typing import Any, Final, TypeVar, final
 
 from ..._spec import MAX_DEMAND, Subscriber
 from .._base import BasicSubscriber, none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable, batch_sink, none_index
 
-__all__ = ["map_", "filter_", "hide"]
+__all__ = ["map_", "filter_", "map_not_none", "hide"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -202,6 +204,65 @@ def filter_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T
     if fz is not None:
         return FusedFlowable(fz.then(lambda it: builtins.filter(predicate, it), "filter", ahead=False))
     return _FilterFlowable(source, predicate)
+
+
+@final
+class _MapNotNoneSubscriber(BasicSubscriber[T, R]):
+    """map_not_none: map, and drop the ``None`` results (RxJava 3's mapOptional, empty = None)."""
+
+    __slots__ = ("_mapper", "_next", "_unbounded")
+
+    def __init__(self, downstream: Subscriber[R], mapper: Callable[[T], R | None]) -> None:
+        super().__init__(downstream)
+        self._mapper = mapper
+        self._next = downstream.on_next
+        # as _FilterSubscriber: unbounded demand is sticky, a dropped element needs no request(1)
+        self._unbounded = False
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return
+        try:
+            v = self._mapper(item)
+        except Exception as e:
+            self.fail(e)
+            return
+        if v is not None:
+            self._next(v)
+        elif not self._unbounded:
+            self.upstream.request(1)  # a replacement for the dropped element
+
+    def request(self, n: int) -> None:
+        if type(n) is int and n >= MAX_DEMAND:
+            self._unbounded = True
+        self.upstream.request(n)
+
+
+@final
+class _MapNotNoneFlowable(Flowable[R]):
+    __slots__ = ("_source", "_mapper")
+
+    def __init__(self, source: Flowable[T], mapper: Callable[[T], R | None]) -> None:
+        self._source = source
+        self._mapper = mapper
+
+    def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
+        self._source.subscribe(_MapNotNoneSubscriber(subscriber, self._mapper))
+
+
+_NOT_NONE: Final = partial(is_not, None)  # C-level "x is not None"
+
+
+def map_not_none(source: Flowable[T], mapper: Callable[[T], R | None]) -> Flowable[R]:
+    _check_callable("map_not_none", mapper)
+    fz = source._fused()
+    if fz is not None:
+        # a builtin filter over a builtin map: no Python frame per element besides the mapper's;
+        # it drops elements and runs user code, so it asks the stage below (ahead=False)
+        return FusedFlowable(
+            fz.then(lambda it: builtins.filter(_NOT_NONE, builtins.map(mapper, it)), "map_not_none", ahead=False)
+        )
+    return _MapNotNoneFlowable(source, mapper)
 
 
 @final
