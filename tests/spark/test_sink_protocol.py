@@ -337,3 +337,14 @@ def test_timeout_cancels_the_landing_and_is_a_sink_write_error(tmp_path: Path) -
     r = to_spark(Flowable.from_iterable([{"id": 0}, {"id": 1}]), path=str(tmp_path), name="slow", engine="pyarrow",
                  progress=False, timeout=30)
     assert r.rows == 2
+
+
+def test_a_sink_cancelled_before_its_subscription_cancels_the_subscription_it_gets(tmp_path: Path) -> None:
+    import threading
+
+    cancelled = threading.Event()
+    s = _sink(tmp_path, 10)
+    s.cancel()
+    assert s.result(5).rows == 0
+    Flowable.never().do_on_cancel(cancelled.set).subscribe(s)
+    assert cancelled.is_set()  # never requested from: cancelled, not stranded

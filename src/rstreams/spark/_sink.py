@@ -482,7 +482,14 @@ class SparkSink:
         if self._upstream is not None:
             subscription.cancel()  # rule 2.5
             return
-        self._upstream = subscription
+        with self._lock:
+            self._upstream = subscription
+            ended = self._done or self._failed is not None
+        if ended:
+            # cancelled or failed before it was subscribed (cancel(), a dead JVM): the subscription
+            # would never be requested from, nor cancelled by anyone else
+            subscription.cancel()
+            return
         if self._verify_only and not self._checks:
             self._upstream.cancel()  # completed with no row: nothing to check, nothing to land
             self._result.already_complete = True
