@@ -348,3 +348,31 @@ def test_a_sink_cancelled_before_its_subscription_cancels_the_subscription_it_ge
     assert s.result(5).rows == 0
     Flowable.never().do_on_cancel(cancelled.set).subscribe(s)
     assert cancelled.is_set()  # never requested from: cancelled, not stranded
+
+
+def test_an_overwrite_killed_between_the_two_renames_of_its_log_switch_is_finished_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    import pyarrow as pa
+
+    from rstreams.spark import to_spark
+    from rstreams.spark._landing import SparkFileLog, sink_file_status
+
+    to_spark(Flowable.from_iterable([{"id": 0}, {"id": 1}]), path=str(tmp_path), engine="pyarrow", progress=False)
+    old = [p for p in tmp_path.iterdir() if p.name.startswith("part-")]
+    new = tmp_path / "part-new.parquet"
+    pq.write_table(pa.table({"id": [7]}), new)
+    # the state replace_with's fallback (no RENAME_EXCHANGE: macOS, some filesystems) leaves when its
+    # writer is killed after moving the old log aside and before moving the new one in
+    log = SparkFileLog(str(tmp_path))
+    switch = tmp_path / "_rstreams" / "metadata-new-0badc0de"
+    switch.mkdir()
+    (switch / "0").write_text("v1\n" + json.dumps(sink_file_status(str(new))))
+    (tmp_path / "_spark_metadata").rename(str(switch) + "-old")
+    to_spark(Flowable.from_iterable([{"id": 9}]), path=str(tmp_path), engine="pyarrow", progress=False)
+    listed = {os.path.basename(f["path"]) for f in log.all_files()}
+    assert "part-new.parquet" in listed and not listed & {p.name for p in old}  # the overwritten rows stay gone
+    assert len(listed) == 2
+    assert not [n for n in os.listdir(tmp_path / "_rstreams") if n.startswith("metadata-new-")]

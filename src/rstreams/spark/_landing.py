@@ -469,6 +469,26 @@ class SparkFileLog:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def finish_interrupted_switch(self) -> bool:
+        """Under the path lock, with no log in place: a writer killed between the two renames of
+        :meth:`replace_with`'s fallback (or before :meth:`create`'s rename) left the complete new
+        log in ``_rstreams/metadata-new-*``; rename it into place (True). Without this the next
+        start would list every file in the path anew: the overwritten ones back beside the new."""
+        control = os.path.join(self.root, CONTROL_DIR)
+        try:
+            names = os.listdir(control)
+        except FileNotFoundError:
+            return False
+        ready = [
+            n for n in names
+            if n.startswith("metadata-new-") and not n.endswith("-old") and os.path.isfile(os.path.join(control, n, "0"))
+        ]  # fmt: skip
+        if len(ready) != 1:
+            return False
+        os.rename(os.path.join(control, ready[0]), self.dir)
+        _fsync_dir(self.root)
+        return True
+
     def replace_with(self, files: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Overwrite (under the path lock): a new log listing only ``files`` takes the old one's
         place in one atomic exchange (where the system has one; else two renames, during which

@@ -411,7 +411,7 @@ class SparkSink:
         self._schemas = SchemaStore(root)
         if self._path is not None:
             with self._path_lock.held():
-                if not self._log.exists():
+                if not self._log.exists() and not self._log.finish_interrupted_switch():
                     self._log.create(self._adopt_existing_files())
                 # log temp files are written under this lock: any still there is a dead writer's
                 remove_temp_files(self._log.dir)
