@@ -1,5 +1,5 @@
 """map_not_none ("map or drop", RxJava 3's mapOptional with None as the empty result) and rule
-2.13 on fused chains: a None from a user function is the same error fused or not (issue 18).
+2.13 on fused chains: a None from a user function is the same error fused or not.
 Every case runs fused and behind hide() and compares the two."""
 
 from __future__ import annotations
