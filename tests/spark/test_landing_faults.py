@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -609,3 +610,63 @@ def test_datetimes_that_the_schema_cannot_hold_whole_are_refused_not_truncated(t
         with pytest.raises(SchemaMismatchError, match=rf"column '{column}': row 0 .* without losing part of it"):
             to_spark(Flowable.just(bad), path=str(tmp_path), engine="pyarrow", progress=False)
     assert pq.read_table(listed_files(tmp_path)[0]).to_pylist() == [ok]
+
+
+# -- overwrite: what it replaces, with other landings around it ------------------------------------
+_OVERWRITE_SCRIPT = """
+import sys
+from rstreams import Flowable
+from rstreams.spark import to_spark
+to_spark(Flowable.range(1000, 10).map(lambda i: {"id": i}), path=sys.argv[1], name="ow", mode="overwrite",
+         batch_rows=10, engine="pyarrow", progress=False)
+"""
+
+
+def test_overwrite_rolled_forward_late_keeps_what_other_landings_published_after_its_commit(tmp_path: Path) -> None:
+    from rstreams.testing import TestPublisher
+
+    land(ids(0, 10), tmp_path, batch_rows=10)  # before the overwrite: replaced by it
+    tp: TestPublisher[dict[str, int]] = TestPublisher.create()
+    z = SparkSink(
+        spark=None, path=str(tmp_path), table=None, format="parquet", mode="append", batch_rows=10,
+        max_batch_seconds=None, schema=None, name="z", policy=WritePolicy(1, 0.0), progress=None, engine="pyarrow",
+    )
+    tp.subscribe(z)  # a landing already running when the overwrite commits
+    commits = tmp_path / "_rstreams" / "landings" / "z" / "commits"
+
+    def emit(lo: int, batches_after: int) -> None:
+        for i in range(lo, lo + 10):
+            tp.next({"id": i})  # one by one: the sink asks for 1 element first, then the rest
+        deadline = time.monotonic() + 30
+        while len([n for n in os.listdir(commits) if n.endswith(".json")]) < batches_after:
+            assert time.monotonic() < deadline, "z's batch was not committed"
+            time.sleep(0.01)
+
+    emit(100, 1)
+    # the overwrite commits its batch 0 and dies before switching the log
+    done = subprocess.run([sys.executable, "-c", _OVERWRITE_SCRIPT, str(tmp_path)], capture_output=True, text=True,
+                          timeout=60, env=dict(os.environ, RSTREAMS_SINK_FAULT="committed:0"))
+    assert done.returncode == 70, done.stderr
+    emit(200, 2)  # published after the overwrite's commit
+    tp.complete()
+    assert z.result(30).rows == 20
+    land(ids(300, 5), tmp_path, batch_rows=10)  # the next landing rolls the dead overwrite forward
+    # what readers saw at the overwrite's commit (ids 0..9, z's first batch) is gone; the
+    # overwrite's rows and everything published after its commit stay
+    seen = sorted(visible(tmp_path))
+    assert set(range(1000, 1010)) <= set(seen) and set(range(200, 210)) <= set(seen) and set(range(300, 305)) <= set(seen)
+    assert not set(range(0, 10)) & set(seen) and not set(range(100, 110)) & set(seen)
+    assert len(seen) == len(set(seen)) == 25
+    assert_nothing_half_written(tmp_path)
+
+
+def test_overwrite_with_an_empty_input_leaves_an_empty_path(tmp_path: Path) -> None:
+    land(ids(0, 30), tmp_path, batch_rows=10)
+    r = to_spark(Flowable.empty(), path=str(tmp_path), mode="overwrite", engine="pyarrow", progress=False)
+    assert r.rows == 0 and visible(tmp_path) == []
+    assert_nothing_half_written(tmp_path)
+
+
+def test_a_named_table_overwrite_is_refused_at_call_time() -> None:
+    with pytest.raises(ValueError, match="cannot be resumed; run it without name="):
+        to_spark(Flowable.just({"id": 1}), table="t", mode="overwrite", name="daily", spark=object(), progress=False)

@@ -642,13 +642,22 @@ class Landing:
             listed = visible if visible is not None else log.visible_uris()
             missing = [p for p in finals if file_uri(p) not in listed and os.path.exists(p)]
             if entry.get("overwrite"):
-                if missing or not all(file_uri(p) in listed for p in finals):
-                    old = log.replace_with([sink_file_status(p) for p in finals])
-                    keep = {file_uri(p) for p in finals}
-                    for f in old:
-                        if f["path"] not in keep:
-                            with contextlib.suppress(OSError):
-                                os.remove(_uri_path(str(f["path"])))
+                # (a batch whose files a later overwrite removed has none missing: nothing to do)
+                if missing:
+                    current = log.all_files()
+                    count, head = entry.get("replaces") or [len(current), None]
+                    if count == 0 and head is None:
+                        later: list[dict[str, Any]] | None = current  # all published after the commit
+                    elif count <= len(current) and current[count - 1]["path"] == head:
+                        later = current[count:]
+                    else:
+                        later = None  # another overwrite replaced the log since: never drop its rows
+                    if later is None:
+                        log.append([sink_file_status(p) for p in missing])
+                    else:
+                        new = [sink_file_status(p) for p in missing] + later
+                        old = log.replace_with(new)
+                        remove_listed_files(old, keep={str(f["path"]) for f in new})
             elif missing:
                 log.append([sink_file_status(p) for p in missing])
             if visible is not None:
@@ -671,6 +680,14 @@ class Landing:
                 if m is None or int(m.group(1)) not in committed:
                     shutil.rmtree(os.path.join(self.staging_root, name), ignore_errors=True)
         return entries
+
+
+def remove_listed_files(files: list[dict[str, Any]], keep: set[str]) -> None:
+    """Delete the data files of log entries an overwrite replaced (those not in ``keep``)."""
+    for f in files:
+        if f["path"] not in keep:
+            with contextlib.suppress(OSError):
+                os.remove(_uri_path(str(f["path"])))
 
 
 def _uri_path(uri: str) -> str:

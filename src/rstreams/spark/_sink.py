@@ -55,6 +55,7 @@ from ._landing import (
     SparkFileLog,
     fault_point,
     recover_dead_landings,
+    remove_listed_files,
     remove_temp_files,
     row_digest,
     sink_file_status,
@@ -283,6 +284,11 @@ class SparkSink:
             raise ValueError("to_spark(engine='pyarrow') writes Parquet files to a path only")
         if name is not None and (not isinstance(name, str) or not name.strip()):
             raise ValueError(f"to_spark(): name must be a non-empty str, got {name!r}")
+        if name is not None and table is not None and mode == "overwrite":
+            raise ValueError(
+                f"to_spark(table={table!r}, mode='overwrite', name={name!r}): a table overwrite drops and "
+                "re-creates the table when it starts, so it cannot be resumed; run it without name="
+            )
         if schema is not None:
             import pyarrow as pa
 
@@ -418,6 +424,8 @@ class SparkSink:
                 remove_temp_files(os.path.join(root, "_rstreams"), prefix="metadata-new-")
             recover_dead_landings(root, self._name, self._log, self._path_lock)
         entries = landing.roll(self._log, self._path_lock) if self._path is not None else landing.entries()
+        if entries:
+            self._mode = landing.mode  # a resumed landing goes on as it began (its batch 0 overwrote or not)
         end = max((int(e["end_row"]) for e in entries), default=0)
         for e in entries:
             for k, v in (e.get("checks") or {}).items():
@@ -757,7 +765,21 @@ class SparkSink:
             "checks": checks,
             "overwrite": self._mode == "overwrite" and batch_id == 0 and self._path is not None,
         }
-        self._attempt("commit", batch_id, start_row, end_row, lambda: landing.commit(entry), committed)
+        if entry["overwrite"]:
+            log0, lock0 = self._log, self._path_lock
+
+            def commit() -> None:
+                # an overwrite replaces what readers saw at its commit, not what other landings
+                # publish after it: the log's length and last file, read under the path lock
+                # with the entry written, mark where "after" begins
+                with lock0.held():
+                    seen = log0.all_files()
+                    entry["replaces"] = [len(seen), seen[-1]["path"] if seen else None]
+                    landing.commit(entry)
+
+            self._attempt("commit", batch_id, start_row, end_row, commit, committed)
+        else:
+            self._attempt("commit", batch_id, start_row, end_row, lambda: landing.commit(entry), committed)
         fault_point("committed", batch_id)
         self._result.committed_rows = end_row
         if self._path is not None:
@@ -991,6 +1013,12 @@ class SparkSink:
         if self._progress is not None:
             self._progress.close()
         error = self._failed or error
+        if error is None and self._completed and self._mode == "overwrite" and self._next_id == 0 and self._path is not None:
+            # an overwrite with no row: readers see an empty path, as after Spark's overwrite
+            try:
+                self._attempt("publish", 0, 0, 0, self._overwrite_with_nothing, 0)
+            except SinkWriteError as e:
+                error = e
         if error is None and self._completed and self._landing is not None and self._landing.held:
             try:
                 committed = self._result.committed_rows
@@ -1014,6 +1042,12 @@ class SparkSink:
             self._future.set_exception(error)
         else:
             self._future.set_result(self._result)
+
+    def _overwrite_with_nothing(self) -> None:
+        assert self._log is not None and self._path_lock is not None
+        with self._path_lock.held():
+            old = self._log.replace_with([])
+        remove_listed_files(old, keep=set())
 
     def _mark_complete(self) -> None:
         landing = self._landing
