@@ -258,18 +258,19 @@ def test_prefetch_requests_the_next_partition_when_the_current_one_has_arrived(s
 _SCRIPT = textwrap.dedent(
     """
     import json, os, sys, time
+    import pyarrow.compute as pc
     from rstreams.spark import from_dataframe, session
     from rstreams.spark._jvm import driver_jvm_process
     from rstreams.testing import TestSubscriber
 
     spark = session("local[2]", app_name="rstreams-source-memory-test", spark_driver_memory="512m",
                     spark_sql_shuffle_partitions=2,
-                    spark_driver_extraJavaOptions="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
+                    spark_driver_extraJavaOptions="-XX:+UseSerialGC")
     pid = driver_jvm_process(spark).pid
 
     # one partition of ~620 MB (2 M rows of 310 bytes): more than the driver JVM's whole heap
     big = spark.range(0, 2_000_000, 1, 1).selectExpr("id", "concat(cast(id as string), repeat('x', 290)) AS s")
-    ts = from_dataframe(big, as_="rows").map(lambda r: r[0]).reduce(lambda a, b: a + b).test()
+    ts = from_dataframe(big).map(lambda b: pc.sum(b.column(0)).as_py()).reduce(lambda a, b: a + b).test()
     ts.await_done(180)
     ts.assert_no_violations()
     streamed, big_errors = ts.values, [repr(e)[:300] for e in ts.errors]
