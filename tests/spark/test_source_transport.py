@@ -181,6 +181,14 @@ def test_empty_dataframe_and_empty_partitions(spark: Any, fetches: list[Any]) ->
 
 
 @spark_only
+def test_a_dataframe_without_columns_gives_its_rows_as_empty_tuples(spark: Any, fetches: list[Any]) -> None:
+    # Spark hands mapInArrow zero-row batches when there are no columns: such a DataFrame (no
+    # bytes to bound) takes the JVM-side transport
+    assert _collect(from_dataframe(spark.range(0, 5, numPartitions=2).select(), as_="rows")) == [()] * 5
+    assert fetches[-1].transport == "jvm-arrow"
+
+
+@spark_only
 def test_batches_follow_max_records_per_batch(spark: Any) -> None:
     key = "spark.sql.execution.arrow.maxRecordsPerBatch"
     prev = spark.conf.get(key)

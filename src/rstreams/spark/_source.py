@@ -1153,7 +1153,8 @@ class _Fetch:
         saved = [sc.getLocalProperty(k) for k in _JOB_GROUP_PROPERTIES]
         sc.setJobGroup(self._group, "rstreams from_dataframe", True)
         try:
-            if self._max_bytes is not None:
+            # no columns, no bytes: nothing to bound (and mapInArrow would lose the row count)
+            if self._max_bytes is not None and len(self._df.schema.fields):
                 stream = _open_task_stream(
                     self._df, self._group, self._prefetch, self._count_partition, self._interrupted, self._max_bytes, self._spill_after
                 )
