@@ -169,7 +169,7 @@ def _plain_pyspark(ctx: Context) -> tuple[int, int, int, int]:
     events = d.spark.range(0, ctx.n, numPartitions=PARTITIONS).mapInPandas(_pandas_pipeline, EVENT_DDL)
     events = events.persist(StorageLevel.MEMORY_AND_DISK)
     counts, closers = demo._batch_events_stats(events)
-    demo._land_batch(d.spark, events, closers, paths)
+    demo._land_batch(d.spark, events, closers, paths, in_input_order=True)
     _windows, in_windows, dead = demo._read_back(d.spark, paths)
     events.unpersist()
     shutil.rmtree(paths.out, ignore_errors=True)

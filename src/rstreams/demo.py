@@ -574,10 +574,12 @@ def _batch_events_stats(events: Any) -> tuple[_Counts, list[_Closer]]:
     return counts, closers
 
 
-def _land_batch(spark: Any, events: Any, closers: list[_Closer], paths: _Paths) -> None:
+def _land_batch(spark: Any, events: Any, closers: list[_Closer], paths: _Paths, in_input_order: bool) -> None:
     """Spark's part of the batch mode, over the (persisted) pipeline output: the late records
     (a broadcast join with when each window closed), Spark's ``groupBy(window(...))`` of the others
-    into ``windows/``, bad and late records into ``dead_letters/`` in input order."""
+    into ``windows/``, bad and late records into ``dead_letters/`` in input order (sorted, unless
+    ``in_input_order``: partitions that are consecutive slices of the input, each in order, as
+    ``run_on_spark`` over Spark's readers or ``spark.range`` gives them)."""
     from pyspark.sql import functions as F
 
     closed = spark.createDataFrame([(c.k, c.seq, c.ts) for c in closers], "k BIGINT, closed_at BIGINT, closed_by DOUBLE")
@@ -599,8 +601,9 @@ def _land_batch(spark: Any, events: Any, closers: list[_Closer], paths: _Paths) 
     dead = flagged.where(~valid | F.col("late")).select(
         "seq", F.when(valid, _late_dead_letter(late_reason)).otherwise(F.col("dead_letter")).alias("value")
     )
-    # in input order, whatever order the placement's rows come in (a sort of ~1% of the records)
-    dead.orderBy("seq").select("value").write.mode("overwrite").text(paths.dead_letters)
+    if not in_input_order:  # the driver placement's landed files come back in no particular order
+        dead = dead.orderBy("seq")  # a sort of ~1% of the records
+    dead.select("value").write.mode("overwrite").text(paths.dead_letters)
 
 
 def _read_back(spark: Any, paths: _Paths) -> tuple[int, int, int]:
@@ -832,7 +835,7 @@ def _run_batch(
             counts, closers = _batch_events_stats(events)
         phase = board.phase("watermark, Spark's windows and dead letters", records=False)
         with _JobWatch(s, phase, group, lambda: counts.records_in):
-            _land_batch(s, events, closers, paths)
+            _land_batch(s, events, closers, paths, in_input_order=placement == "executors")
             windows, in_windows, dead = _read_back(s, paths)
         phase.finish(note=f"{windows:,} windows, {dead:,} dead letters")
     finally:
