@@ -1090,36 +1090,43 @@ class _Fetch:
     def batches(self) -> Iterator[Any]:
         """The DataFrame's non-empty record batches. Errors caused by our own cancellation (a
         cancelled job) end the iterator quietly: nobody waits for them any more; any error while
-        the driver JVM has died becomes :class:`SparkJvmDiedError`."""
+        the driver JVM has died becomes :class:`SparkJvmDiedError`. When the iterator is dropped
+        (a cancel) or fails, the running job is cancelled before the transport's sockets close,
+        so its task ends as killed rather than failed on a broken pipe."""
         if self._closed.is_set():
             return
         watchdog = None
+        release: Callable[[], None] | None = None
         try:
             if self._classic():
                 watchdog = JvmWatchdog(self._df.sparkSession, "from_dataframe", self._on_jvm_death).start()
             source, release = self._open()
-            try:
-                if self._closed.is_set():
-                    # race: close() ran while the transport was opening; a job it could not see
-                    # (cancelJobGroup without "future jobs", on an older Spark) is stopped here
-                    self._cancel_jobs()
-                    return
-                yield from source
-            finally:
-                release()
+            if self._closed.is_set():
+                # race: close() ran while the transport was opening; a job it could not see
+                # (cancelJobGroup without "future jobs", on an older Spark) is stopped here
+                self._cancel_jobs()
+                return
+            yield from source
         except Exception as e:
+            ours = self._closed.is_set()  # closed before the error: our own cancel caused it
             died = self._died.get()
             if died is None and self._classic():
                 from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped,unused-ignore]
 
                 # a JVM that answered with an exception is alive: no need to wait for its exit
                 died = dead_jvm_error(self._df.sparkSession, "from_dataframe", 0.0 if isinstance(e, Py4JJavaError) else 2.0)
+            self.close()
             if died is not None:
                 raise died from e
-            if self._closed.is_set():
+            if ours:
                 return
             raise
+        except BaseException:  # GeneratorExit: the subscriber dropped the iterator (a cancel)
+            self.close()
+            raise
         finally:
+            if release is not None:
+                release()
             if watchdog is not None:
                 watchdog.stop()
 
