@@ -316,7 +316,8 @@ def test_flat_map_inners_on_threads_hand_runs_on_with_the_one_by_one_signals(pre
         assert err is None and _in_inner_order(values)
         outs.append(sorted(values))
         assert _run(_inners(batched).reduce(operator.add)) == ([sum(range(4000))], None)
-        assert bool(batches) == batched
+        if batched:  # (one-by-one inners may still queue up behind a busy drain, which then hands a run)
+            assert batches
     assert outs[0] == outs[1] == list(range(4000))
 
 
