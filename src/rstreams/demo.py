@@ -547,7 +547,7 @@ def _batch_events_stats(events: Any) -> tuple[_Counts, list[_Closer]]:
     its window ended at or before that watermark, i.e. when an earlier record's event time was at
     least the window's end plus the allowed lateness. So window ``k`` closes at the first record
     (lowest ``seq``) in any window ``j >= k + _CLOSE_GAP``: per window, the first record is one
-    ``min(struct(seq, ts))``, and a suffix minimum over the (few thousand) windows, here in the
+    ``min(seq)`` (and ``min_by(ts, seq)``), and a suffix minimum over the (few thousand) windows, here in the
     driver, gives every window's closer. No per-record pass in Python, no ordering or partitioning
     needed. On the executors placement this job is the one that runs the pipeline (it fills the
     cache)."""
@@ -555,11 +555,12 @@ def _batch_events_stats(events: Any) -> tuple[_Counts, list[_Closer]]:
 
     rows = (
         events.groupBy(F.floor(F.col("ts") / WINDOW_SECONDS).alias("k"))
-        .agg(F.count("*").alias("n"), F.count("reason").alias("bad"), F.min(F.struct("seq", "ts")).alias("first"))
+        # min and min_by keep a hash aggregate (a min over a struct would sort every row)
+        .agg(F.count("*").alias("n"), F.count("reason").alias("bad"), F.min("seq").alias("seq"), F.min_by("ts", "seq").alias("ts"))
         .collect()
     )
     counts = _Counts(records_in=sum(r.n for r in rows), bad=sum(r.bad for r in rows))
-    firsts = sorted((r.k, r.first.seq, r.first.ts) for r in rows if r.k is not None)
+    firsts = sorted((r.k, r.seq, r.ts) for r in rows if r.k is not None)
     counts.max_ts = max((ts for _k, _seq, ts in firsts), default=-math.inf)
     closers: list[_Closer] = []
     best: tuple[int, float] | None = None  # the earliest first record of the windows >= j
