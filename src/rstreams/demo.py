@@ -99,7 +99,7 @@ _MANAGED: Final = ("windows", "dead_letters", "_events", "_stream")
 _MARKER: Final = "_rstreams_demo.json"
 _DEFAULT_ROWS: Final = 500_000
 _DEFAULT_STREAM_ROWS: Final = 100_000
-_DEFAULT_BATCH_ROWS: Final = 10_000
+_DEFAULT_BATCH_ROWS: Final = 20_000
 
 
 class DemoError(ValueError):
@@ -343,6 +343,11 @@ class _Counter:
         self.n += 1
         return record
 
+    def synthetic(self, row: tuple[Any, ...]) -> tuple[int, str]:
+        """Count a ``spark.range`` row and make its synthetic event (one call per record)."""
+        self.n += 1
+        return row[0], synthetic_event(row[0])
+
     def flush(self) -> None:
         if self._acc is not None:
             self._acc.add((self.n, frozenset([_where_am_i()])))
@@ -360,8 +365,8 @@ class _OnExecutors:
 
     def __call__(self, rows: Flowable[Any]) -> Flowable[Any]:
         counter = _Counter(self.acc)
-        src = rows.map(_synthetic_record) if self.synthetic else rows
-        return pipeline(src.map(counter)).do_on_complete(counter.flush)
+        src = rows.map(counter.synthetic) if self.synthetic else rows.map(counter)
+        return pipeline(src).do_on_complete(counter.flush)
 
 
 # -- the Spark side -----------------------------------------------------------------------------------

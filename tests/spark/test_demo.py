@@ -537,7 +537,7 @@ def test_cli_passes_every_option(spark: Any, tmp_path: Path, monkeypatch: pytest
 
     args = demo.build_parser().parse_args([])
     assert (args.rows, args.input, args.master, args.out, args.quiet) == (None, None, None, "out/demo", False)
-    assert (args.pipeline, args.streaming, args.batch_rows) == ("executors", False, 10_000)
+    assert (args.pipeline, args.streaming, args.batch_rows) == ("executors", False, 20_000)
 
 
 def test_cli_usage_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
