@@ -9,6 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tck"))
 
+from library_publishers import CONSUMERS as TOPIC_CONSUMERS  # noqa: E402
 from library_publishers import ENTRIES, NOT_VERIFIABLE  # noqa: E402
 
 from rstreams import Flowable  # noqa: E402
@@ -18,7 +19,7 @@ CONSUMERS = {
     "subscribe", "test", "pipe", "to", "blocking_iterable", "blocking_first", "blocking_last",
     "blocking_subscribe", "blocking_single", "blocking_for_each", "to_future", "to_async_iterator",
     "send", "throw", "close",  # the coroutine protocol (asyncio.create_task(flowable) drives it)
-}
+} | TOPIC_CONSUMERS
 
 
 def _public_factories() -> set[str]:

@@ -251,3 +251,27 @@ NOT_VERIFIABLE: dict[str, str] = {
     "throttle_first": "emits depending on timing (drops)",
     "throttle_latest": "emits depending on timing (drops)",
 }
+
+
+def _merge_topic_tables() -> None:
+    """Topic tables (``tck_entries_*.py`` beside this file, one per group of operators) add their
+    ``ENTRIES``, ``NOT_VERIFIABLE`` and ``CONSUMERS`` (methods that consume rather than publish) here;
+    a name defined twice is an error, never a silent override."""
+    import importlib
+    import pathlib
+
+    for path in sorted(pathlib.Path(__file__).parent.glob("tck_entries_*.py")):
+        mod = importlib.import_module(path.stem)
+        for mine, theirs in ((ENTRIES, getattr(mod, "ENTRIES", {})), (NOT_VERIFIABLE, getattr(mod, "NOT_VERIFIABLE", {}))):
+            clash = set(mine) & set(theirs)
+            if clash:
+                raise ValueError(f"{path.name} defines TCK lines already defined: {sorted(clash)}")
+            mine.update(theirs)
+        CONSUMERS.update(getattr(mod, "CONSUMERS", set()))
+
+
+#: Public Flowable methods that consume a Flowable (they are not Publisher factories), beyond the
+#: ones ``tests/meta/test_tck_coverage.py`` lists itself.
+CONSUMERS: set[str] = set()
+
+_merge_topic_tables()

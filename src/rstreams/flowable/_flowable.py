@@ -22,7 +22,12 @@ from .._internal.subscribers import Disposable, LambdaSubscriber, StrictSubscrib
 from .._spec import MAX_DEMAND, Publisher, Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._enums import NOTSET, BackpressureOverflow, BackpressureStrategy
+from ._facade_aggregate import AggregateMixin
 from ._facade_aio import AsyncioMixin
+from ._facade_boundary import BoundaryMixin
+from ._facade_combine import CombineMixin
+from ._facade_event_time import EventTimeMixin
+from ._facade_interop import InteropMixin
 from ._facade_time import TimeOperatorsMixin
 from ._lazy import lazy_function
 
@@ -252,7 +257,16 @@ T7 = TypeVar("T7")
 T8 = TypeVar("T8")
 
 
-class Flowable(TimeOperatorsMixin[T], AsyncioMixin[T], Generic[T]):
+class Flowable(
+    TimeOperatorsMixin[T],
+    AggregateMixin[T],
+    CombineMixin[T],
+    BoundaryMixin[T],
+    EventTimeMixin[T],
+    InteropMixin[T],
+    AsyncioMixin[T],
+    Generic[T],
+):
     """A backpressured stream of elements: a Reactive Streams ``Publisher`` with operators.
 
     Example::
