@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from ..flowable import Flowable
+from ..flowable._arrow import check_nulls as _check_nulls
+from ..flowable._arrow import rows_to_batch as _rows_to_batch
 from ..flowable._fused import none_index
 
 __all__ = ["run_on_spark", "PartitionError"]
@@ -34,46 +36,6 @@ def _arrow_schema(spark_schema: Any) -> Any:
     from pyspark.sql.pandas.types import to_arrow_schema
 
     return to_arrow_schema(spark_schema)
-
-
-def _check_nulls(batch: Any, out_schema: Any) -> None:
-    """A null in a non-nullable output column would fail inside the JVM's Arrow reader with an
-    internal error that names neither the column nor the partition: say it here."""
-    for i, field in enumerate(out_schema):
-        if not field.nullable and batch.column(i).null_count:
-            raise ValueError(
-                f"the pipeline produced None for the non-nullable column {field.name!r}; "
-                "pass a schema= whose column is nullable"
-            )
-
-
-def _rows_to_batch(chunk: list[Any], out_schema: Any, pa: Any) -> Any:
-    names = out_schema.names
-    if all(isinstance(x, dict) for x in chunk):
-        return pa.RecordBatch.from_pylist(chunk, schema=out_schema)
-    width = len(names)
-    if all(type(x) is tuple for x in chunk):  # the common case, column by column in C
-        try:
-            fast = list(zip(*chunk, strict=True))
-        except ValueError:
-            fast = None  # rows of different widths: the loop below names the first wrong one
-        if fast is not None and len(fast) == width:
-            return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(fast, out_schema, strict=True)], schema=out_schema)
-    rows: list[tuple[Any, ...]] = []
-    for x in chunk:
-        if isinstance(x, dict):
-            x = tuple(x.get(n) for n in names)
-        elif not isinstance(x, tuple):
-            x = (x,)
-        if len(x) != width:
-            raise ValueError(
-                f"the pipeline emitted {x!r} ({len(x)} values) but the output schema has {width} "
-                f"columns ({', '.join(names)}); pass schema= (a DDL string or StructType) describing "
-                "what the pipeline emits"
-            )
-        rows.append(x)
-    cols = list(zip(*rows, strict=True))
-    return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, out_schema, strict=True)], schema=out_schema)
 
 
 def _as_batches(b: Any, out_schema: Any, pa: Any) -> list[Any]:

@@ -77,6 +77,7 @@ from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicRef
 from .._spec import Subscriber
 from ..flowable import Flowable
+from ..flowable._arrow import batch_to_rows
 from ..flowable._base import BasicSubscriber
 from ..flowable._fused import Fusion, batch_sink
 from ._jvm import JvmWatchdog, SparkJvmDiedError, dead_jvm_error, jvm_exit_code
@@ -109,57 +110,6 @@ def _to_ipc(batches: Iterator[Any]) -> Iterator[Any]:
         with pa.ipc.new_stream(sink, b.schema) as w:
             w.write_batch(b)
         yield pa.RecordBatch.from_arrays([pa.array([sink.getvalue().to_pybytes()], pa.binary())], names=["ipc"])
-
-
-def _has_map(t: Any) -> bool:
-    import pyarrow.types as pt
-
-    if pt.is_map(t):
-        return True
-    if pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t):
-        return _has_map(t.value_type)
-    if pt.is_struct(t):
-        return any(_has_map(t.field(i).type) for i in range(t.num_fields))
-    return False
-
-
-def _maps_as_dicts(value: Any, t: Any) -> Any:
-    """pyarrow gives a map as a list of (key, value) pairs; Spark's rows give a dict."""
-    import pyarrow.types as pt
-
-    if value is None:
-        return None
-    if pt.is_map(t):
-        kt, it = t.key_type, t.item_type
-        return {_maps_as_dicts(k, kt): _maps_as_dicts(v, it) for k, v in value}
-    if pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t):
-        vt = t.value_type
-        return [_maps_as_dicts(v, vt) for v in value]
-    if pt.is_struct(t):
-        return {f.name: _maps_as_dicts(value[f.name], f.type) for f in (t.field(i) for i in range(t.num_fields))}
-    return value
-
-
-def batch_to_rows(batch: Any) -> list[tuple[Any, ...]]:
-    """A RecordBatch as a list of row tuples, converted column-wise (no ``Row`` objects).
-
-    Values are what ``Row`` fields hold, except that a struct is a dict (``Row.asDict()``); a map
-    column is a dict, as in Spark's rows.
-
-    Example::
-
-        import pyarrow as pa
-        assert batch_to_rows(pa.RecordBatch.from_pydict({"a": [1, 2], "b": ["x", "y"]})) == [(1, "x"), (2, "y")]
-    """
-    cols = []
-    for c in batch.columns:
-        values = c.to_pylist()
-        if _has_map(c.type):
-            values = [_maps_as_dicts(v, c.type) for v in values]
-        cols.append(values)
-    if not cols:
-        return [() for _ in range(batch.num_rows)]
-    return list(zip(*cols, strict=True))
 
 
 # -- JVM-side Arrow transport (max_bytes_in_flight=None) ---------------------------------------------
