@@ -2136,7 +2136,15 @@ class Flowable(
     # ------------------------------------------------------------------------------------------
     # Multicasting
 
-    def publish(self) -> ConnectableFlowable[T]:
+    @overload
+    def publish(self) -> ConnectableFlowable[T]: ...
+
+    @overload
+    def publish(self, selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int = 128) -> Flowable[R]: ...
+
+    def publish(
+        self, selector: Callable[[Flowable[T]], Publisher[R]] | None = None, prefetch: int = 128
+    ) -> ConnectableFlowable[T] | Flowable[R]:
         """Share one subscription to this Flowable among several subscribers, starting on ``connect()``.
 
         Example::
@@ -2145,18 +2153,33 @@ class Flowable(
             a, b = cf.test(), cf.test()
             cf.connect()
             a.assert_result(0, 1, 2); b.assert_result(0, 1, 2)
+            Flowable.range(0, 3).publish(lambda f: f.zip_with(f.skip(1))).test().assert_result((0, 1), (1, 2))
 
         ``connect()`` returns a Disposable that disconnects (cancels the upstream);
         ``ref_count(n=1)`` connects at the n-th subscriber and disconnects when the last one
         cancels; ``auto_connect(n=1)`` connects at the n-th subscriber and never disconnects.
 
+        With ``selector`` (RxJava's ``publish(Function, prefetch)``) it returns a plain Flowable:
+        each subscription runs ``selector`` over a fresh shared view of this Flowable (subscribed
+        once however often the view is used) and emits what the selector's Publisher emits; the
+        source is subscribed after that Publisher, and cancelled when it terminates or the
+        downstream cancels.
+
         Backpressure: lockstep: an item is emitted only when every current subscriber has
         requested it, so the slowest subscriber paces the others; the upstream is prefetched 128
-        at a time and replenished at 75%. Items wait while there are no subscribers.
+        (with ``selector``: ``prefetch``) at a time and replenished at 75%. Items wait while there
+        are no subscribers.
 
-        Scheduler: the upstream is subscribed on the thread that connects.
+        Scheduler: the upstream is subscribed on the thread that connects (with ``selector``: the
+        subscribing thread).
         """
-        return _i_publish(self)
+        if selector is None:
+            if prefetch != 128:
+                raise ValueError("publish(): prefetch applies only with a selector (publish() prefetches 128)")
+            return _i_publish(self)
+        from .operators._publish_selector import publish_selector
+
+        return publish_selector(self, selector, prefetch)
 
     def replay(self, n: int | None = None) -> ConnectableFlowable[T]:
         """Like ``publish()``, but each subscriber first receives the retained items (all of them,

@@ -21,6 +21,15 @@ Structure (queue-drain, seed 004):
   error may arrive on another: the two are half-serialized (``_hs`` counter, race: inner on_next
   vs upstream on_error) so the error is delivered after the in-flight ``on_next`` returns, and
   never two signals overlap (rule 1.3).
+* ``delay_error`` (RxJava's ``concatMapDelayError``): errors go into an :class:`ErrorCollector`
+  instead of the terminal slot. With ``till_the_end`` every queued element is still mapped and
+  every inner runs; the errors (one, or an ``ExceptionGroup``) follow the last element. Without
+  it an error stops the stream at the next inner boundary: an upstream error lets the current
+  inner finish, an inner error cancels the upstream; the queued elements are dropped. A mapper
+  error terminates at once in both modes (RxJava), with the errors collected so far. Every
+  terminal signal of this mode is delivered by the drain when no inner is active, so no inner
+  ``on_next`` can overlap it; the half-serializer is still entered as in the immediate mode.
+  The immediate mode pays one ``is not None`` test, only when the upstream has completed.
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import TERMINATED, ErrorCollector
 from ..._internal.requests import MAX_DEMAND, validate_request
 from ..._internal.subscriptions import CANCELLED, SubscriptionArbiter, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
@@ -100,6 +110,10 @@ class _Inner(SubscriptionArbiter):
         self._parent.inner_next(item)
 
     def on_error(self, error: BaseException) -> None:
+        e = self._emitted
+        if e:  # the delay-error mode moves on to the next inner: its demand carries over
+            self._emitted = 0
+            self.produced(e)
         self._parent.inner_error(error)
 
     def on_complete(self) -> None:
@@ -128,9 +142,18 @@ class _ConcatMapSubscriber:
         "_done",
         "_cancelled",
         "_consumed",
+        "_errors",
+        "_till_end",
     )
 
-    def __init__(self, downstream: Subscriber[Any], mapper: Callable[[Any], Publisher[Any]], prefetch: int) -> None:
+    def __init__(
+        self,
+        downstream: Subscriber[Any],
+        mapper: Callable[[Any], Publisher[Any]],
+        prefetch: int,
+        delay_error: bool = False,
+        till_the_end: bool = True,
+    ) -> None:
         self._downstream: Subscriber[Any] = downstream
         self._mapper = mapper
         self._prefetch = prefetch
@@ -146,6 +169,9 @@ class _ConcatMapSubscriber:
         self._done = False
         self._cancelled = False
         self._consumed = 0  # drain-local replenishment count
+        # delay-error mode only (None: errors are immediate); race: upstream vs inner errors
+        self._errors: ErrorCollector | None = ErrorCollector() if delay_error else None
+        self._till_end = till_the_end
 
     # upstream side -------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -176,6 +202,12 @@ class _ConcatMapSubscriber:
         self._drain()
 
     def on_error(self, error: BaseException) -> None:
+        errors = self._errors
+        if errors is not None:  # delayed: the current inner (and with till_the_end the queue) runs on
+            if errors.add_or_report(error):
+                self._done = True
+                self._drain()
+            return
         if not self._error.compare_and_set(None, error):
             plugins.on_error(error, "concat_map: upstream error after termination")
             return
@@ -201,6 +233,15 @@ class _ConcatMapSubscriber:
         self._deliver_terminal()
 
     def inner_error(self, error: BaseException) -> None:
+        errors = self._errors
+        if errors is not None:  # delayed: move on to the next inner (till_the_end) or stop there
+            if errors.add_or_report(error):
+                if not self._till_end:
+                    cancel(self._upstream)
+                    self._done = True
+                self._active = False
+                self._drain()
+            return
         if not self._error.compare_and_set(None, error):
             plugins.on_error(error, "concat_map: inner error after termination")
             return
@@ -248,6 +289,9 @@ class _ConcatMapSubscriber:
         self._inner.cancel()
         cancel(self._upstream)
         self._downstream = NOOP_SUBSCRIBER  # rule 3.13
+        errors = self._errors
+        if errors is not None:
+            errors.report_remaining()  # delayed errors nobody will receive (RxJava: undeliverable)
         if self._wip.get_and_increment() == 0:
             self._queue.clear()
 
@@ -271,9 +315,19 @@ class _ConcatMapSubscriber:
                 return
             if not self._active:
                 done = self._done  # read before the queue (race: last on_next vs on_complete)
+                if done and self._errors is not None and not self._till_end and self._errors.has_error():
+                    # delay_error at the boundary: the error stops the stream between inners
+                    queue.clear()
+                    if holding and not self._hs_leave():
+                        return
+                    self._terminate_delayed()
+                    return
                 if not queue:
                     if done:
                         if holding and not self._hs_leave():
+                            return
+                        if self._errors is not None:
+                            self._terminate_delayed()
                             return
                         # the terminal slot decides complete vs a racing error (first one wins)
                         if self._error.compare_and_set(None, _COMPLETE) and self._hs.get_and_increment() == 0:
@@ -357,8 +411,26 @@ class _ConcatMapSubscriber:
         self._deliver_terminal()
         return False
 
+    def _terminate_delayed(self) -> None:
+        """Delay-error mode, from the drain with no inner active: signal the collected errors (or
+        complete). The drain does not leave its loop, so later drains are no-ops."""
+        assert self._errors is not None
+        e = self._errors.terminate()
+        if e is TERMINATED:
+            return  # cancelled meanwhile
+        if self._error.compare_and_set(None, _COMPLETE if e is None else e) and self._hs.get_and_increment() == 0:
+            self._deliver_terminal()
+
     def _fail(self, error: BaseException) -> None:
-        """The mapper failed (called from the drain): cancel everything and signal the error."""
+        """The mapper failed (called from the drain): cancel everything and signal the error
+        (in the delay-error mode together with the errors collected so far, as RxJava)."""
+        errors = self._errors
+        if errors is not None:
+            errors.add(error)
+            e = errors.terminate()
+            if e is TERMINATED or e is None:
+                return  # cancelled meanwhile
+            error = e
         if not self._error.compare_and_set(None, error):
             plugins.on_error(error, "concat_map: mapper error after termination")
             return
@@ -372,22 +444,46 @@ class _ConcatMapSubscriber:
 
 @final
 class _ConcatMapFlowable(Flowable[R]):
-    __slots__ = ("_source", "_mapper", "_prefetch")
+    __slots__ = ("_source", "_mapper", "_prefetch", "_delay_error", "_till_the_end")
 
-    def __init__(self, source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int) -> None:
+    def __init__(
+        self,
+        source: Flowable[T],
+        mapper: Callable[[T], Publisher[R]],
+        prefetch: int,
+        delay_error: bool = False,
+        till_the_end: bool = True,
+    ) -> None:
         self._source = source
         self._mapper = mapper
         self._prefetch = prefetch
+        self._delay_error = delay_error
+        self._till_the_end = till_the_end
 
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
-        self._source.subscribe(_ConcatMapSubscriber(subscriber, self._mapper, self._prefetch))
+        if self._delay_error:
+            s = _ConcatMapSubscriber(subscriber, self._mapper, self._prefetch, True, self._till_the_end)
+        else:
+            s = _ConcatMapSubscriber(subscriber, self._mapper, self._prefetch)
+        self._source.subscribe(s)
 
 
-def concat_map(source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int = 2) -> Flowable[R]:
+def concat_map(
+    source: Flowable[T],
+    mapper: Callable[[T], Publisher[R]],
+    prefetch: int = 2,
+    delay_error: bool = False,
+    till_the_end: bool = True,
+) -> Flowable[R]:
+    op = "concat_map_delay_error" if delay_error else "concat_map"
     if not callable(mapper):
-        raise TypeError(f"concat_map(): mapper must be callable, got {type(mapper).__name__}")
+        raise TypeError(f"{op}(): mapper must be callable, got {type(mapper).__name__}")
     if not isinstance(prefetch, int) or isinstance(prefetch, bool):
-        raise TypeError(f"concat_map(): prefetch must be an int, got {type(prefetch).__name__}")
+        raise TypeError(f"{op}(): prefetch must be an int, got {type(prefetch).__name__}")
     if prefetch <= 0:
-        raise ValueError(f"concat_map(): prefetch must be > 0, got {prefetch}")
-    return _ConcatMapFlowable(source, mapper, prefetch)
+        raise ValueError(f"{op}(): prefetch must be > 0, got {prefetch}")
+    if not isinstance(delay_error, bool):
+        raise TypeError(f"{op}(): delay_error must be a bool, got {type(delay_error).__name__}")
+    if not isinstance(till_the_end, bool):
+        raise TypeError(f"{op}(): till_the_end must be a bool, got {type(till_the_end).__name__}")
+    return _ConcatMapFlowable(source, mapper, prefetch, delay_error, till_the_end)
