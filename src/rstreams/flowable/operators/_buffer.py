@@ -13,6 +13,8 @@ Three shapes, as RxJava, each translating downstream demand for *lists* into ups
   ones for ``n * skip``. On completion the open lists are a tail emitted with the post-complete idiom
   (:class:`~._take_last.PostCompleteSubscriber`): request vs on_complete share one atomic counter.
 
+``buffer(boundary)`` (a Publisher as the first argument) is ``_buffer_boundary.py``.
+
 Demand arithmetic uses ``mul_cap``/``add_cap`` (capped at ``2**63 - 1``).
 
 Fused (``skip == count`` over a fused source): batches built by ``list(islice(it, count))`` at C
@@ -29,10 +31,11 @@ from typing import Any, TypeVar, final
 
 from ..._internal.atomics import AtomicFlag
 from ..._internal.requests import add_cap, mul_cap
-from ..._spec import Subscriber
+from ..._spec import Publisher, Subscriber
 from .._base import BasicSubscriber
 from .._flowable import Flowable
 from .._fused import Ahead, FusedFlowable, Fusion, Sizer, none_index
+from ._buffer_boundary import buffer_boundary
 from ._take_last import PostCompleteSubscriber
 
 __all__ = ["buffer"]
@@ -253,7 +256,11 @@ class _Buffers:
         return self._ended or self._below.done(early)
 
 
-def buffer(source: Flowable[T], count: int, skip: int | None = None) -> Flowable[list[T]]:
+def buffer(source: Flowable[T], count: int | Publisher[Any], skip: int | None = None) -> Flowable[list[T]]:
+    if not isinstance(count, int) and hasattr(count, "subscribe"):
+        if skip is not None:
+            raise TypeError("buffer(): a boundary Publisher takes no skip")
+        return buffer_boundary(source, count)
     c = _check_positive("buffer", "count", count)
     s = c if skip is None else _check_positive("buffer", "skip", skip)
     fz = source._fused()

@@ -1,0 +1,326 @@
+"""window_until(predicate, cut_before) and window_while(predicate): windows cut by a predicate
+(Reactor's ``windowUntil``/``windowWhile``; RxJava 3 has no such operator).
+
+Windows are :class:`~._window.UnicastWindow` s, as for ``window(count)``: subscribed once, each
+buffering what its subscriber has not requested yet.
+
+Which window an element goes to (upstream thread only; Reactor's rules):
+
+* every element first makes sure a window is open: if none is (at the start, or after the last one
+  closed) a new one opens and is queued for the main subscriber;
+* ``until``: the element goes to the open window; if the predicate is true it closes the window;
+* ``until`` with ``cut_before``: if the predicate is true the open window closes (it is empty if the
+  very first element matches) and the element goes to a new one;
+* ``while``: if the predicate is true the element goes to the open window; if false the window
+  closes and the element is dropped (a leading separator, or two in a row, give an empty window).
+
+A window opens only when an element arrives, so completion never emits an empty trailing window.
+
+Backpressure (Reactor's scheme, as ``group_by``): the upstream is asked for ``prefetch`` elements at
+the main subscriber's first request and replenished as elements are *consumed*: delivered by a
+window to its subscriber (:class:`UnicastGroup`'s ``replenish`` callback, once per drain batch),
+dropped (separators; elements for a cancelled window, cleared by that window's drain) or handed to
+an abandoned window. Credits are batched (``limit = prefetch - prefetch // 4``) in an ``AtomicInt``
+(race: window drains on several threads vs the upstream thread). So at most ``prefetch`` elements
+wait in windows; windows wait in a queue for the main subscriber's demand (rule 1.1), and the main
+output is a queue-drain (race: upstream thread vs the main subscriber's ``request``/``cancel``).
+
+An element is routed by appending to the window's queue and draining it, even when its subscriber
+cancelled: that window's drain then clears and counts it, so no credit is lost to the race cancel vs
+routing. A window abandoned (not subscribed while the main subscriber's ``on_next`` ran, as
+``window(count)``) keeps its elements for a late subscriber but no longer holds back the upstream:
+its queued elements are credited at abandonment, later ones on arrival. Race: abandonment (drain
+thread) vs an element being routed: the router appends first and reads the window's ``replenish``
+after, so an element is credited at least once; at worst once more (the upstream then has one
+extra element in flight), never lost (a lost credit could stall the stream).
+
+Upstream lifetime: as ``window(count)``, ``_live`` counts the main subscription and each window not
+yet released; at zero the upstream is cancelled (race: main cancel vs window cancel).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Subscriber, Subscription
+from .._flowable import Flowable
+from ._time_common import NOOP, check_count
+from ._unicast_group import UnicastGroup
+from ._window import UnicastWindow, _LiveCount
+
+__all__ = ["window_until", "window_while"]
+
+T = TypeVar("T")
+_MAX: Final = MAX_DEMAND
+
+_UNTIL: Final = 0
+_CUT_BEFORE: Final = 1
+_WHILE: Final = 2
+
+
+@final
+class _WindowPredicateSubscriber:
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream",
+        "_upstream",
+        "_predicate",
+        "_mode",
+        "_op",
+        "_prefetch",
+        "_limit",
+        "_credit",
+        "_window",
+        "_out",
+        "_requested",
+        "_wip",
+        "_first",
+        "_main_cancelled",
+        "_live",
+        "_done",
+        "_error",
+        "_terminated",
+        "_bad",
+        "__weakref__",
+    )
+
+    def __init__(
+        self, downstream: Subscriber[Any], predicate: Callable[[Any], object], mode: int, prefetch: int, op: str
+    ) -> None:
+        self._downstream: Subscriber[Any] = downstream
+        self._upstream: Subscription = CANCELLED
+        self._predicate = predicate
+        self._mode = mode
+        self._op = op
+        self._prefetch = prefetch
+        self._limit = prefetch - (prefetch >> 2)
+        self._credit = AtomicInt(0)  # consumed, not yet re-requested (race: window drains vs upstream thread)
+        self._window: UnicastGroup | None = None  # the open window (upstream thread only)
+        self._out: deque[UnicastWindow[Any]] = deque()  # windows waiting for main demand
+        self._requested = AtomicInt(0)  # race: request vs drain
+        self._wip = AtomicInt(0)  # race: upstream thread vs request thread (main queue-drain)
+        self._first = AtomicFlag()  # race: concurrent first requests (prefetch requested once)
+        self._main_cancelled = AtomicFlag()
+        self._live = _LiveCount(self._cancel_upstream)
+        self._done = False
+        self._error: BaseException | None = None
+        self._terminated = False  # touched only by the drain owner
+        self._bad: BaseException | None = None  # a rule 3.9 error, delivered by the drain
+
+    def _cancel_upstream(self) -> None:
+        self._upstream.cancel()
+
+    # -- credits ---------------------------------------------------------------------------------
+    def consumed(self, n: int) -> None:
+        """``n`` elements left the windows (delivered, dropped, or abandoned): replenish in batches."""
+        if n <= 0 or self._prefetch >= _MAX:
+            return
+        c = self._credit
+        if c.add_and_get(n) >= self._limit:
+            k = c.get_and_set(0)
+            if k > 0:
+                self._upstream.request(k)
+
+    # -- upstream side ---------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        self._downstream.on_subscribe(self)
+
+    def _open(self) -> UnicastGroup | None:
+        """Open a new window and queue it for the main subscriber (upstream thread)."""
+        if self._main_cancelled.is_set():
+            return None
+        w: UnicastWindow[Any] = UnicastWindow(self._live.release)
+        ws = w._state
+        ws.replenish = self.consumed
+        self._live.add()
+        self._window = ws
+        self._out.append(w)
+        self._drain()
+        return ws
+
+    def _route(self, ws: UnicastGroup, item: Any) -> None:
+        # append first, read replenish after (see the module docstring: abandonment race)
+        ws.q.append(item)
+        ws.drain()
+        if ws.replenish is None:
+            self.consumed(1)
+
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        try:
+            match = self._predicate(item)
+        except Exception as e:
+            self._upstream.cancel()
+            self._terminate(e)
+            return
+        ws = self._window
+        if ws is None:
+            ws = self._open()
+            if ws is None:
+                return  # the main subscriber left: no new windows (the upstream goes with _live)
+        mode = self._mode
+        if mode == _UNTIL:
+            self._route(ws, item)
+            if match:
+                self._window = None
+                ws.on_complete()
+        elif mode == _CUT_BEFORE:
+            if match:
+                self._window = None
+                ws.on_complete()
+                ws2 = self._open()
+                if ws2 is None:
+                    return
+                ws = ws2
+            self._route(ws, item)
+        elif match:
+            self._route(ws, item)
+        else:
+            self._window = None
+            ws.on_complete()
+            self.consumed(1)  # the separator is dropped
+
+    def on_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, f"{self._op}: on_error after termination")
+            return
+        self._terminate(error)
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._terminate(None)
+
+    def _terminate(self, error: BaseException | None) -> None:
+        self._done = True
+        self._error = error
+        ws = self._window
+        self._window = None
+        if ws is not None:
+            if error is None:
+                ws.on_complete()
+            else:
+                ws.on_error(error)
+        self._drain()
+
+    # -- main subscription -----------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9, delivered by the drain owner: serial with a window being emitted
+                self._bad = err
+                if self._main_cancelled.try_set():
+                    self._live.release()
+                self._drain()
+                return
+        add_request(self._requested, n)
+        if not self._first.is_set() and self._first.try_set():
+            self._upstream.request(self._prefetch)
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._main_cancelled.try_set():
+            self._downstream = NOOP  # rule 3.13
+            self._live.release()
+            self._drain()
+
+    def _drain(self) -> None:
+        wip = self._wip
+        if wip.get_and_increment() != 0:
+            return
+        missed = 1
+        out = self._out
+        requested = self._requested
+        while True:
+            if self._main_cancelled.is_set():
+                # windows never emitted can never be subscribed now: cancel them (their drains
+                # credit their queued elements; they stop keeping the upstream alive)
+                while out:
+                    out.popleft()._state.cancel()
+                bad = self._bad
+                if bad is not None and not self._terminated:
+                    self._terminated = True
+                    d = self._downstream
+                    self._downstream = NOOP  # rule 3.13
+                    d.on_error(bad)
+            elif not self._terminated:
+                d = self._downstream
+                done = self._done
+                if done and self._error is not None:
+                    out.clear()
+                r = requested.get()
+                e = 0
+                while out and (r >= _MAX or e < r):
+                    w = out.popleft()
+                    d.on_next(w)
+                    e += 1
+                    ws = w._state
+                    if ws.try_abandon():
+                        # nobody subscribed: it no longer holds back nor keeps the upstream alive
+                        ws.replenish = None
+                        self.consumed(len(ws.q))
+                        ws.release()
+                if e and r < _MAX:
+                    produced(requested, e)
+                if done and not out:
+                    self._terminated = True
+                    self._downstream = NOOP
+                    if self._error is None:
+                        d.on_complete()
+                    else:
+                        d.on_error(self._error)
+            missed = wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+
+@final
+class _WindowPredicateFlowable(Flowable[Any]):
+    __slots__ = ("_source", "_predicate", "_mode", "_prefetch", "_op")
+
+    def __init__(
+        self, source: Flowable[Any], predicate: Callable[[Any], object], mode: int, prefetch: int, op: str
+    ) -> None:
+        self._source = source
+        self._predicate = predicate
+        self._mode = mode
+        self._prefetch = prefetch
+        self._op = op
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        self._source.subscribe(
+            _WindowPredicateSubscriber(subscriber, self._predicate, self._mode, self._prefetch, self._op)
+        )
+
+
+def _check(op: str, predicate: object, prefetch: object) -> int:
+    if not callable(predicate):
+        raise TypeError(f"{op}(): predicate must be callable, got {type(predicate).__name__}")
+    return min(check_count(op, prefetch, "prefetch"), _MAX)
+
+
+def window_until(
+    source: Flowable[T], predicate: Callable[[T], object], cut_before: bool = False, prefetch: int = 128
+) -> Flowable[Flowable[T]]:
+    p = _check("window_until", predicate, prefetch)
+    if not isinstance(cut_before, bool):
+        raise TypeError(f"window_until(): cut_before must be a bool, got {type(cut_before).__name__}")
+    mode = _CUT_BEFORE if cut_before else _UNTIL
+    return _WindowPredicateFlowable(source, predicate, mode, p, "window_until")
+
+
+def window_while(source: Flowable[T], predicate: Callable[[T], object], prefetch: int = 128) -> Flowable[Flowable[T]]:
+    p = _check("window_while", predicate, prefetch)
+    return _WindowPredicateFlowable(source, predicate, _WHILE, p, "window_while")
