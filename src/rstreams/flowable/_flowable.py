@@ -1189,17 +1189,32 @@ class Flowable(
         """
         return _i_scan(self, accumulator, seed)
 
-    def buffer(self, count: int, skip: int | None = None) -> Flowable[list[T]]:
+    @overload
+    def buffer(self, count: int, skip: int | None = None) -> Flowable[list[T]]: ...
+
+    @overload
+    def buffer(self, boundary: Publisher[Any], /) -> Flowable[list[T]]: ...
+
+    def buffer(self, count: int | Publisher[Any], skip: int | None = None) -> Flowable[list[T]]:
         """Emit lists of ``count`` elements, starting a new list every ``skip`` elements
         (default ``skip = count``: consecutive, non-overlapping lists). The last list may be short.
+
+        Given a Publisher ``boundary`` instead (RxJava's ``buffer(Publisher)``): emit the list
+        collected so far at each of its elements (an empty list too); when the source or the
+        boundary completes, emit the last list (possibly empty) and complete.
 
         Example::
 
             Flowable.range(0, 5).buffer(2).test().assert_result([0, 1], [2, 3], [4])
+            ts = TestScheduler(); tp = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).buffer(Flowable.interval(1.0, scheduler=ts)).test()
+            tp.next(1, 2); ts.advance_by(1); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
 
-        Backpressure: a request for n lists asks upstream for about n * skip elements.
+        Backpressure: a request for n lists asks upstream for about n * skip elements. With a
+        boundary, the source and the boundary are requested unbounded (RxJava 3); a boundary signal
+        that finds no demand signals ``MissingBackpressureError``; the last list waits for demand.
         Scheduler: none; lists go out on the upstream's thread (a list held at completion, on the thread
-        that requests it).
+        that requests it), or the boundary's.
         """
         return _i_buffer(self, count, skip)
 
