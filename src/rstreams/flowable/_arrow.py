@@ -117,13 +117,14 @@ def batch_to_dicts(batch: Any) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in batch_to_rows(batch)]
 
 
-def check_nulls(batch: Any, out_schema: Any) -> None:
+def check_nulls(batch: Any, out_schema: Any, what: str = "the pipeline") -> None:
     """A null in a non-nullable output column would fail inside the JVM's Arrow reader with an
-    internal error that names neither the column nor the partition: say it here."""
+    internal error that names neither the column nor the partition (and pyarrow itself does not
+    check it): say it here, naming what produced it."""
     for i, field in enumerate(out_schema):
         if not field.nullable and batch.column(i).null_count:
             raise ValueError(
-                f"the pipeline produced None for the non-nullable column {field.name!r}; "
+                f"{what} produced None for the non-nullable column {field.name!r}; "
                 "pass a schema= whose column is nullable"
             )
 
