@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 STAMP_DEV := $(VENV)/.stamp-dev
 STAMP_DEMO := $(VENV)/.stamp-demo
 STAMP_BENCH := $(VENV)/.stamp-bench
+STAMP_DOCS := $(VENV)/.stamp-docs
 
-.PHONY: demo test test-quick lint typecheck bench bench-quick clean
+.PHONY: demo test test-quick lint typecheck bench bench-quick docs docs-browser clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -23,6 +24,10 @@ $(STAMP_DEMO): $(BIN)/python pyproject.toml
 
 $(STAMP_BENCH): $(STAMP_DEV)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	touch $@
+
+$(STAMP_DOCS): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[docs]'
 	touch $@
 
 demo: $(STAMP_DEMO)
@@ -41,5 +46,12 @@ bench: $(STAMP_BENCH)
 bench-quick: $(STAMP_BENCH)
 	$(BIN)/python -m benchmarks --quick
 
+docs: $(STAMP_DOCS)
+	$(BIN)/mkdocs build --strict --site-dir site
+
+# Debian's headless Chromium, for tests/docs/test_site_browser.py (needs root; not run by `make test`)
+docs-browser:
+	@command -v chromium >/dev/null || { command -v apt-get >/dev/null && apt-get install -y chromium chromium-driver; }
+
 clean:
-	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) build dist site .pytest_cache .mypy_cache .ruff_cache
