@@ -15,7 +15,7 @@ from .._internal.subscriptions import CANCELLED, report_double_subscription
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 
-__all__ = ["BasicSubscriber", "none_result_error"]
+__all__ = ["BasicSubscriber", "none_result_error", "transparent_subscriber"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -84,3 +84,37 @@ class BasicSubscriber(Generic[T, R]):
 
 def passthrough(x: Any) -> Any:
     return x
+
+
+def _hand_on_batch(self: Any, items: list[Any]) -> None:
+    if self.done:
+        return  # rule 1.7: nothing after the terminal signal
+    self.downstream.on_next_batch(items)
+
+
+def _downstream_accepts_batches(self: Any) -> bool:
+    return bool(getattr(self.downstream, "accepts_batches", True))
+
+
+_BATCH_VARIANTS: dict[type[Any], type[Any]] = {}
+
+
+def transparent_subscriber(cls: type[BasicSubscriber[Any, Any]], downstream: Subscriber[Any], *args: Any) -> BasicSubscriber[Any, Any]:
+    """``cls(downstream, *args)`` for a subscriber that passes elements on untouched (it watches
+    signals: ``do_on_complete``, ``do_finally``...), as its batch-passing variant when
+    ``downstream`` takes the library-internal batches, so an element-transparent stage never
+    turns a batch hand-off (an aggregate, ``observe_on``, an iterator bridge) into one call per
+    element. The variant is a subclass made once per class (a benign race: two threads may both
+    make one; either is correct)."""
+    if getattr(downstream, "on_next_batch", None) is None:
+        return cls(downstream, *args)
+    variant = _BATCH_VARIANTS.get(cls)
+    if variant is None:
+        variant = type(
+            cls.__name__ + "Batches",
+            (cls,),
+            {"__slots__": (), "on_next_batch": _hand_on_batch, "accepts_batches": property(_downstream_accepts_batches)},
+        )
+        _BATCH_VARIANTS[cls] = variant
+    sub: BasicSubscriber[Any, Any] = variant(downstream, *args)
+    return sub

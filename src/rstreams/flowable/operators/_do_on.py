@@ -28,7 +28,7 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Subscriber, Subscription
-from .._base import BasicSubscriber
+from .._base import BasicSubscriber, transparent_subscriber
 from .._flowable import Flowable
 from ._map_filter import _check_callable
 
@@ -270,7 +270,11 @@ class _DoOnFlowable(Flowable[T]):
         self._kind = kind
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        self._source.subscribe(self._kind(subscriber, self._fn))  # type: ignore[call-arg]
+        kind = self._kind
+        if kind is _DoOnNextSubscriber:  # runs user code per element: one by one
+            self._source.subscribe(kind(subscriber, self._fn))
+        else:  # watches signals only: keeps a batch hand-off
+            self._source.subscribe(transparent_subscriber(kind, subscriber, self._fn))
 
 
 def _make(name: str, kind: type[BasicSubscriber[Any, Any]], source: Flowable[T], fn: Any) -> Flowable[T]:

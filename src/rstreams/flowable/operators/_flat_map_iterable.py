@@ -12,7 +12,9 @@ queue-drain walks the current inner iterator under downstream demand. Races the 
 request (downstream thread) vs on_next/on_complete (upstream thread) vs cancel; whoever moves
 ``_wip`` from 0 drains, the others only leave work behind (``missed``). Demand is read once per
 batch and published with one ``produced`` call. The drain looks one element ahead when demand runs
-out, so that completion is signalled eagerly (as the fused driver does).
+out, so that completion is signalled eagerly (as the fused driver does). In front of a batch
+consumer (``batch_sink``: an aggregate, ``observe_on``, an iterator bridge) the drain hands over up
+to the demand (at most ``_BATCH``) of an inner iterable's elements as one library-internal batch.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from itertools import chain
+from itertools import chain, islice
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
@@ -30,7 +32,7 @@ from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
-from .._fused import FusedFlowable
+from .._fused import FusedFlowable, batch_sink, none_index
 from ._map_filter import _check_callable
 
 __all__ = ["flat_map_iterable"]
@@ -40,6 +42,7 @@ R = TypeVar("R")
 
 _PREFETCH: Final = 128
 _END: Final = object()
+_BATCH: Final = 1024  # elements per batch handed to a batch consumer
 
 
 def _iter_of(mapper: Callable[[Any], Iterable[Any]], item: Any) -> Iterator[Any]:
@@ -74,6 +77,7 @@ class _FlattenSubscriber:
         "_current",
         "_consumed",
         "_limit",
+        "_batch",
         "__weakref__",
     )
 
@@ -91,6 +95,7 @@ class _FlattenSubscriber:
         self._current: Iterator[Any] | None = None  # only touched by the drain owner
         self._consumed = 0  # only touched by the drain owner
         self._limit = _PREFETCH - _PREFETCH // 4
+        self._batch: Callable[[list[Any]], None] | None = batch_sink(downstream)
 
     # Subscriber side (upstream thread) --------------------------------------------------------
 
@@ -209,8 +214,29 @@ class _FlattenSubscriber:
             if it is not None:
                 r = requested.get()
                 e = 0
+                nb = self._batch
                 try:
-                    if r >= MAX_DEMAND:
+                    if nb is not None:
+                        # a batch consumer: hand over what is demanded, _BATCH at a time (rule 1.1:
+                        # never more than r - e); an inner shorter than that is finished
+                        while e != r:
+                            want = r - e if r - e < _BATCH else _BATCH
+                            chunk = list(islice(it, want))
+                            if none_index(chunk) >= 0:
+                                raise none_result_error("flat_map_iterable", "an inner iterable")
+                            if chunk:
+                                if r < MAX_DEMAND:
+                                    e += len(chunk)
+                                nb(chunk)
+                            if len(chunk) < want:
+                                it = None
+                                break
+                            if self._cancelled:
+                                break
+                        if it is not None and e == r and not self._cancelled:
+                            v = next(it, _END)  # demand exhausted: look ahead, as below
+                            it = None if v is _END else chain((v,), it)
+                    elif r >= MAX_DEMAND:
                         # unbounded fast path: no accounting, only the cancelled check (rule 3.12)
                         on_next = d.on_next
                         for v in it:
