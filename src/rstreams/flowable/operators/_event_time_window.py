@@ -1,0 +1,1258 @@
+"""tumbling_window, sliding_window, session_window: windows by *event time*, with a watermark.
+
+The model (Beam's and Flink's, with Spark's watermark rule)
+-----------------------------------------------------------
+Each element carries its own time, read by ``timestamp(x)`` (seconds, int or float). Windows are
+half-open intervals ``[start, end)`` of that time:
+
+* ``tumbling_window(size)``: ``[i*size, (i+1)*size)`` for every integer ``i`` (Beam's
+  ``FixedWindows``, Flink's ``TumblingEventTimeWindows``); an element at ``t`` is in window
+  ``i = t // size``.
+* ``sliding_window(size, slide)``: ``[i*slide, i*slide + size)`` (Beam's ``SlidingWindows``);
+  ``0 < slide <= size``, so an element is in ``ceil(size / slide)`` windows (or one fewer, at a
+  boundary).
+* ``session_window(gap)``: per key, elements less than ``gap`` apart share a window
+  ``[first, last + gap)``; a new element that bridges two sessions merges them (Beam's
+  ``Sessions``, Flink's ``EventTimeSessionWindows``).
+
+``key=`` (optional) windows each key separately (Beam's per-key windows, Flink's ``keyBy``); a
+fired window carries its key (``None`` when not keyed; a key function may return ``None`` too).
+
+The watermark is ``max event time seen - allowed_lateness`` (Spark's ``withWatermark``): it only
+moves forward. A window fires, once, when the watermark reaches its end (``end <= watermark``);
+at the upstream's completion every open window fires (the final watermark, as Flink's at the end
+of bounded input). An element is *late* when a window it belongs to has ended at or before the
+watermark (for a sliding element: any of its windows; for a session: the window it would make
+after merging with the key's open sessions). Late elements are never lost silently: ``late=`` is a
+callable (called with the element), a Processor (``on_next``; completed or failed with the
+stream), ``"drop"`` (an explicit choice), or by default ``"error"``: the stream fails with
+:class:`LateElementError` naming the element, its window and the watermark. A sliding element late
+for some of its windows is still counted in its open ones and passed to ``late`` once.
+
+``idle_timeout=`` (with ``scheduler=``, default computation) lets processing time move the
+watermark when the input pauses: every ``idle_timeout`` seconds of scheduler time in which no
+element arrived *while the operator was waiting for one* (it had requested more), the watermark
+advances by ``idle_timeout``, as if event time went on at the speed of the clock. Without it no
+thread is involved and the operator is purely synchronous.
+
+The result is one :class:`Window` per fired window and key: ``Window(key, start, end, value)``, a
+frozen record. ``value`` comes from one of two paths:
+
+* the accumulator path (``aggregate=``), folded as the elements arrive, so a window holds one
+  accumulator per key, never its elements: ``"count"``, ``"sum"``, ``"min"``, ``"max"``,
+  ``"list"`` (the default: the elements in arrival order), a reducer ``f(acc, x)`` (the first
+  element starts the accumulator; for sessions ``f`` also merges two accumulators, so it must be
+  associative), a tuple ``(zero, add)`` / ``(zero, add, merge)`` or an :class:`Aggregator`
+  (Flink's ``AggregateFunction``, Beam's ``CombineFn``: ``zero()`` makes a fresh accumulator,
+  ``add(acc, x)`` returns the next one, ``merge(a, b)`` joins two sessions, ``result(acc)`` makes
+  the value). Session windows need ``merge`` (the built-ins and reducers have one).
+* the general path (``process=``): the window's elements as an ordinary Flowable, which the
+  user's function reduces as any other (``lambda w: w.reduce(add)``, ``w.count()``,
+  ``w.distinct().count()``); every value it emits becomes a ``Window`` (one, for the usual
+  reductions). It buffers the window's elements and runs through ``concat_map``, so windows stay in
+  order and the returned Flowable may be asynchronous.
+
+Why three methods and not one ``window(spec)``: Flowable already has ``window(count)`` and
+``window_timed(duration)`` (RxJava's processing-time windows, which emit Flowables); the names
+here say the kind of window the way Beam, Flink and Spark users say it (tumbling, sliding,
+session), and an RxJava user reads ``source.tumbling_window(60, timestamp=...)`` as one more
+fluent operator. They share every other parameter.
+
+Order of the output: windows by end; windows with the same end in the order they were opened
+(the first element of a key in that window; for a merged session, its oldest part).
+
+Per element the user functions run in this order: ``timestamp`` (then the watermark moves), the
+late check, ``key`` (for sessions before the late check: lateness depends on the key's sessions),
+then ``aggregate``. An element whose function raised moved the watermark only if ``timestamp``
+had succeeded.
+
+Errors. A raising ``timestamp``/``key``/``aggregate``/``late`` function, a ``None`` from an
+accumulator function, a timestamp that is not a finite number, or a late element with the default
+``late="error"``: the upstream is cancelled, the windows the watermark had already passed are
+emitted (they are complete), the open windows are discarded, then the error. An upstream error
+does the same: open windows are NOT emitted after an error (their contents are unknown to be
+complete), already fired ones still are. A Processor given as ``late`` receives the same
+terminal signal.
+
+Backpressure and state. The upstream is requested in batches: ``prefetch`` (default 1024)
+elements at first, then ``prefetch - prefetch // 4`` more each time that many have arrived, but
+only while fewer than ``prefetch`` fired windows wait for the downstream's demand: a slow
+consumer stops the upstream (one batch may still fire many windows: at most the ones open then).
+Memory is therefore bounded by the open windows (one accumulator per key and window, or the
+elements for ``"list"``/``process``) plus ``prefetch`` queued windows; a window and its keys are
+released when it fires, and a session key when its last session fires. Under unbounded demand
+the queued windows are handed to a batch-capable consumer (``to_list``, ``observe_on``, ...) as one
+list. The batch a fused source hands over (``on_next_batch``) is folded in one Python loop with
+no call per element but the user's functions: windows are fired once per batch, with exactly the
+results of the one-by-one path (a window's content is frozen once the watermark passes its end,
+since any element for it is then late).
+
+Concurrency. Without ``idle_timeout`` only the upstream thread touches the window state; the
+emission to the downstream is a wip/missed drain (any thread: upstream signals and ``request``).
+With it, the upstream signals and the idle ticks are serialized by a second wip counter with a
+task queue (race: tick thread vs upstream thread), so no lock is held around user code.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import operator
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any, Final, Generic, Literal, TypeVar, cast, final
+
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED, report_double_subscription
+from ..._spec import Publisher, Subscriber, Subscription, null_element_message
+from ...errors import NoneElementError, RStreamsError
+from ...schedulers import Scheduler, Worker
+from .._base import none_result_error
+from .._flowable import Flowable
+from .._fused import batch_sink
+from ._time_common import NOOP as _NOOP
+
+__all__ = [
+    "Window",
+    "Aggregator",
+    "LateElementError",
+    "tumbling_window",
+    "sliding_window",
+    "session_window",
+]
+
+T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
+A = TypeVar("A")
+R = TypeVar("R")
+
+_MAX: Final = MAX_DEMAND
+_MISSING: Final = object()
+_NEG_INF: Final = float("-inf")
+
+# accumulator modes (ints: one comparison per element on the hot path)
+_COUNT: Final = 0
+_LIST: Final = 1
+_REDUCE: Final = 2
+_FOLD: Final = 3
+
+
+# ---------------------------------------------------------------------------------------------
+# Public types
+
+
+@dataclass(frozen=True, slots=True)
+class Window(Generic[K, V]):
+    """One fired event-time window of one key: ``[start, end)`` and its aggregated ``value``.
+
+    ``key`` is ``None`` for windows that are not keyed. Frozen (hashable when its fields are) and
+    slotted; unpack it with ``key, start, end, value = w.key, w.start, w.end, w.value``.
+
+    Example::
+
+        w = Window("alice", 0.0, 60.0, 3)
+        assert (w.end - w.start, w.value) == (60.0, 3)
+    """
+
+    key: K
+    start: float
+    end: float
+    value: V
+
+
+# Windows are built on the firing path, many per batch: the slot descriptors' setters skip the
+# frozen dataclass's __init__ (object.__setattr__ per field), 0.31 us instead of 0.52 us here.
+_new = object.__new__
+_wcls: Any = Window
+_set_key = _wcls.key.__set__
+_set_start = _wcls.start.__set__
+_set_end = _wcls.end.__set__
+_set_value = _wcls.value.__set__
+
+
+def _window(key: Any, start: float, end: float, value: Any) -> Window[Any, Any]:
+    w: Window[Any, Any] = _new(Window)
+    _set_key(w, key)
+    _set_start(w, start)
+    _set_end(w, end)
+    _set_value(w, value)
+    return w
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregator(Generic[T, A, R]):
+    """How a window folds its elements (Flink's ``AggregateFunction``, Beam's ``CombineFn``).
+
+    ``zero()`` returns a fresh accumulator (pass ``int``, ``list``, ``lambda: (0, 0)``, not a
+    value), ``add(acc, x)`` returns the next accumulator (it may mutate and return ``acc``),
+    ``merge(a, b)`` joins the accumulators of two sessions that an element bridged (needed by
+    ``session_window`` only), ``result(acc)`` turns the final accumulator into the window's value
+    (default: the accumulator itself). ``None`` is never a valid accumulator or value.
+
+    Example::
+
+        mean = Aggregator(lambda: (0, 0), lambda a, x: (a[0] + x, a[1] + 1),
+                          merge=lambda a, b: (a[0] + b[0], a[1] + b[1]), result=lambda a: a[0] / a[1])
+    """
+
+    zero: Callable[[], A]
+    add: Callable[[A, T], A]
+    merge: Callable[[A, A], A] | None = None
+    result: Callable[[A], R] | None = None
+
+
+class LateElementError(RStreamsError, ValueError):
+    """An element arrived after the watermark had passed the end of its window, and the operator was
+    not told what to do with late elements (``late=`` a callable, a Processor, or ``"drop"``)."""
+
+
+#: What ``aggregate=`` accepts.
+AggregateSpec = (
+    Literal["count", "sum", "min", "max", "list"]
+    | Aggregator[Any, Any, Any]
+    | tuple[Callable[[], Any], Callable[[Any, Any], Any]]
+    | tuple[Callable[[], Any], Callable[[Any, Any], Any], Callable[[Any, Any], Any]]
+    | Callable[[Any, Any], Any]
+    | None
+)
+#: What ``late=`` accepts.
+LateSpec = Literal["error", "drop"] | Callable[[Any], object] | Subscriber[Any] | None
+
+
+# ---------------------------------------------------------------------------------------------
+# The accumulator, normalised
+
+
+@final
+class _Agg:
+    """``aggregate=`` normalised: a mode and its functions."""
+
+    __slots__ = ("mode", "fn", "zero", "merge", "result")
+
+    def __init__(
+        self,
+        mode: int,
+        fn: Callable[[Any, Any], Any] | None = None,
+        zero: Callable[[], Any] | None = None,
+        merge: Callable[[Any, Any], Any] | None = None,
+        result: Callable[[Any], Any] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.fn = fn
+        self.zero = zero
+        self.merge = merge
+        self.result = result
+
+
+def _concat(a: list[Any], b: list[Any]) -> list[Any]:
+    a.extend(b)
+    return a
+
+
+_BUILTINS: Final[dict[str, Callable[[], _Agg]]] = {
+    "count": lambda: _Agg(_COUNT, merge=operator.add),
+    "list": lambda: _Agg(_LIST, merge=_concat),
+    "sum": lambda: _Agg(_REDUCE, operator.add, merge=operator.add),
+    "min": lambda: _Agg(_REDUCE, min, merge=min),
+    "max": lambda: _Agg(_REDUCE, max, merge=max),
+}
+
+
+def _agg_spec(op: str, aggregate: object, session: bool) -> _Agg:
+    if aggregate is None:
+        aggregate = "list"
+    if isinstance(aggregate, str):
+        make = _BUILTINS.get(aggregate)
+        if make is None:
+            raise ValueError(f"{op}(): aggregate must be one of {sorted(_BUILTINS)}, an Aggregator, a (zero, add[, merge]) "
+                             f"tuple or a reducer f(acc, x); got {aggregate!r}")
+        return make()
+    if isinstance(aggregate, tuple):
+        if len(aggregate) not in (2, 3):
+            raise ValueError(f"{op}(): aggregate as a tuple is (zero, add) or (zero, add, merge); got {len(aggregate)} items")
+        aggregate = Aggregator(*aggregate)
+    if isinstance(aggregate, Aggregator):
+        ag = aggregate
+        for name, f in (("zero", ag.zero), ("add", ag.add)):
+            if not callable(f):
+                raise TypeError(f"{op}(): aggregate's {name} must be a callable (zero: a factory such as int or list, "
+                                f"not a value); got {type(f).__name__}")
+        for name, g in (("merge", ag.merge), ("result", ag.result)):
+            if g is not None and not callable(g):
+                raise TypeError(f"{op}(): aggregate's {name} must be a callable or None; got {type(g).__name__}")
+        if session and ag.merge is None:
+            raise ValueError(f"{op}(): session windows merge when an element bridges two sessions: the aggregate needs "
+                             f"merge(a, b) (Aggregator(zero, add, merge=...) or (zero, add, merge)), or use process=")
+        return _Agg(_FOLD, ag.add, ag.zero, ag.merge, ag.result)
+    if callable(aggregate):
+        fn = cast("Callable[[Any, Any], Any]", aggregate)
+        return _Agg(_REDUCE, fn, merge=fn)
+    raise TypeError(f"{op}(): aggregate must be a name, an Aggregator, a (zero, add[, merge]) tuple or a reducer "
+                    f"f(acc, x); got {type(aggregate).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Late elements
+
+
+def _is_processor(x: object) -> bool:
+    return all(callable(getattr(x, m, None)) for m in ("on_next", "on_error", "on_complete", "subscribe"))
+
+
+def _late_error(op: str) -> Callable[[Any, float, float, float], None]:
+    def fail(x: Any, start: float, end: float, wm: float) -> None:
+        raise LateElementError(
+            f"{op}(): element {_short(x)} is late: its window [{start}, {end}) ended at or before the watermark "
+            f"{wm} (the latest event time seen minus allowed_lateness); pass late=<callable or Processor> to route "
+            f"late elements, late='drop' to drop them, or a larger allowed_lateness"
+        )
+
+    return fail
+
+
+def _drop(x: Any, start: float, end: float, wm: float) -> None:
+    pass
+
+
+def _short(x: object) -> str:
+    try:
+        s = repr(x)
+    except Exception:  # a foreign repr must not hide the real error
+        s = f"<{type(x).__name__}>"
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+class _BadTime(Exception):
+    """Raised inside the loops for a timestamp that is not a finite number (rewritten by the caller)."""
+
+
+def _time_error(op: str, t: object) -> BaseException:
+    if t is None:
+        return NoneElementError(f"{op}(): the timestamp function returned None; it must return the element's event "
+                                f"time in seconds (int or float)")
+    return TypeError(f"{op}(): the timestamp function returned {_short(t)} ({type(t).__name__}); it must return the "
+                     f"element's event time in seconds, a finite int or float")
+
+
+def _is_bad_time(t: object) -> bool:
+    if isinstance(t, bool) or not isinstance(t, (int, float)):
+        try:
+            return not math.isfinite(t)  # type: ignore[arg-type]  # numpy floats, Decimal, Fraction
+        except Exception:
+            return True
+    return not math.isfinite(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# Window state: fixed windows (tumbling and sliding)
+
+
+class _Store:
+    """The open windows of one subscription and the watermark. Touched by one thread at a time
+    (the upstream's, or whoever holds the operator's serializer when an idle timer runs)."""
+
+    __slots__ = ("op", "tsf", "keyf", "lateness", "agg", "maxts", "wm", "late", "fired")
+
+    def __init__(self, op: str, tsf: Callable[[Any], Any], keyf: Callable[[Any], Any] | None,
+                 lateness: float, agg: _Agg, late: Callable[[Any, float, float, float], None]) -> None:
+        self.op = op
+        self.tsf = tsf
+        self.keyf = keyf
+        self.lateness = lateness
+        self.agg = agg
+        self.maxts: Any = _NEG_INF
+        self.wm: Any = _NEG_INF
+        self.late = late
+        self.fired = 0  # windows fired so far (introspection and tests)
+
+    def add(self, items: Iterable[Any]) -> None:
+        raise NotImplementedError
+
+    def due(self) -> bool:
+        """True if a window ends at or before the watermark."""
+        raise NotImplementedError
+
+    def fire(self, out: deque[Any], everything: bool) -> None:
+        """Append the windows that end at or before the watermark (all of them when ``everything``)
+        to ``out``, in order of end then opening, and release them."""
+        raise NotImplementedError
+
+    def clear(self) -> None:
+        raise NotImplementedError
+
+    def size(self) -> tuple[int, int]:
+        """(open windows, accumulators: one per key and window)."""
+        raise NotImplementedError
+
+    def advance(self, dt: float) -> None:
+        """Idle time: the watermark moves by ``dt`` (nothing to move before the first element)."""
+        if self.maxts != _NEG_INF:
+            self.maxts += dt
+            self.wm = self.maxts - self.lateness
+
+    def value(self, acc: Any) -> Any:
+        agg = self.agg
+        if agg.result is None:
+            return acc
+        v = agg.result(acc)
+        if v is None:
+            raise none_result_error(self.op, "the aggregate's result")
+        return v
+
+
+@final
+class _FixedStore(_Store):
+    """Tumbling (``slide == size``) and sliding windows: window ``q`` is ``[q*slide, q*slide + size)``.
+
+    ``wins`` maps ``q`` to ``{key: accumulator}`` (keys in the order their window opened); ``heap``
+    holds the open ``q``s (their ends grow with ``q``)."""
+
+    __slots__ = ("size_", "slide", "wins", "heap")
+
+    def __init__(self, op: str, tsf: Callable[[Any], Any], keyf: Callable[[Any], Any] | None, lateness: float,
+                 agg: _Agg, late: Callable[[Any, float, float, float], None], size: float, slide: float) -> None:
+        super().__init__(op, tsf, keyf, lateness, agg, late)
+        self.size_ = size
+        self.slide = slide
+        self.wins: dict[Any, dict[Any, Any]] = {}
+        self.heap: list[Any] = []
+
+    def add(self, items: Iterable[Any]) -> None:
+        if self.slide != self.size_:
+            self._add_sliding(items)
+            return
+        tsf = self.tsf
+        keyf = self.keyf
+        size = self.size_
+        lateness = self.lateness
+        wins = self.wins
+        heap = self.heap
+        agg = self.agg
+        mode = agg.mode
+        fn = agg.fn
+        zero = agg.zero
+        maxts = self.maxts
+        wm = self.wm
+        cq: Any = _MISSING
+        w: dict[Any, Any] = {}
+        t: Any = 0.0
+        try:
+            for x in items:
+                t = tsf(x)
+                if t > maxts:
+                    maxts = t
+                    wm = t - lateness
+                q = t // size
+                if t < wm and q * size + size <= wm:
+                    self.late(x, q * size, q * size + size, wm)
+                    continue
+                if q != cq:  # a NaN q (NaN or infinite t) is never equal: checked here only
+                    if q != q:
+                        raise _BadTime
+                    w = wins.get(q)  # type: ignore[assignment]
+                    if w is None:
+                        w = wins[q] = {}
+                        heapq.heappush(heap, q)
+                    cq = q
+                k = None if keyf is None else keyf(x)
+                if mode == 0:  # count
+                    w[k] = w.get(k, 0) + 1
+                elif mode == 1:  # list
+                    a = w.get(k)
+                    if a is None:
+                        w[k] = [x]
+                    else:
+                        a.append(x)
+                else:
+                    a = w.get(k, _MISSING)
+                    if a is _MISSING:
+                        if mode == 2:  # reduce: the first element starts the accumulator
+                            w[k] = x
+                            continue
+                        a = zero()  # type: ignore[misc]
+                        if a is None:
+                            raise none_result_error(self.op, "the aggregate's zero()")
+                    v = fn(a, x)  # type: ignore[misc]
+                    if v is None:
+                        raise none_result_error(self.op, "the aggregate")
+                    w[k] = v
+        except Exception as e:
+            self.maxts = maxts
+            self.wm = wm
+            if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
+                raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
+            raise
+        self.maxts = maxts
+        self.wm = wm
+
+    def _add_sliding(self, items: Iterable[Any]) -> None:
+        tsf = self.tsf
+        keyf = self.keyf
+        size = self.size_
+        slide = self.slide
+        lateness = self.lateness
+        wins = self.wins
+        heap = self.heap
+        agg = self.agg
+        mode = agg.mode
+        fn = agg.fn
+        zero = agg.zero
+        maxts = self.maxts
+        wm = self.wm
+        t: Any = 0.0
+        try:
+            for x in items:
+                t = tsf(x)
+                if t > maxts:
+                    maxts = t
+                    wm = t - lateness
+                q = t // slide
+                if q != q:
+                    raise _BadTime
+                k: Any = _MISSING
+                missed: Any = None
+                while True:  # the windows of t, latest first: [q*slide, q*slide + size) while it holds t
+                    start = q * slide
+                    end = start + size
+                    if end <= t:
+                        break
+                    if end <= wm:  # closed: so are all earlier ones
+                        missed = (start, end)
+                        break
+                    if k is _MISSING:
+                        k = None if keyf is None else keyf(x)
+                    w = wins.get(q)
+                    if w is None:
+                        w = wins[q] = {}
+                        heapq.heappush(heap, q)
+                    if mode == 0:
+                        w[k] = w.get(k, 0) + 1
+                    elif mode == 1:
+                        a = w.get(k)
+                        if a is None:
+                            w[k] = [x]
+                        else:
+                            a.append(x)
+                    else:
+                        a = w.get(k, _MISSING)
+                        if a is _MISSING and mode == 2:
+                            w[k] = x
+                        else:
+                            if a is _MISSING:
+                                a = zero()  # type: ignore[misc]
+                                if a is None:
+                                    raise none_result_error(self.op, "the aggregate's zero()")
+                            v = fn(a, x)  # type: ignore[misc]
+                            if v is None:
+                                raise none_result_error(self.op, "the aggregate")
+                            w[k] = v
+                    q -= 1
+                if missed is not None:
+                    self.late(x, missed[0], missed[1], wm)
+        except Exception as e:
+            self.maxts = maxts
+            self.wm = wm
+            if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
+                raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
+            raise
+        self.maxts = maxts
+        self.wm = wm
+
+    def due(self) -> bool:
+        h = self.heap
+        return bool(h) and h[0] * self.slide + self.size_ <= self.wm
+
+    def fire(self, out: deque[Any], everything: bool) -> None:
+        heap = self.heap
+        wins = self.wins
+        slide = self.slide
+        size = self.size_
+        wm = self.wm
+        mode = self.agg.mode
+        plain = self.agg.result is None or mode < 2
+        append = out.append
+        while heap:
+            q = heap[0]
+            start = q * slide
+            end = start + size
+            if not everything and end > wm:
+                return
+            heapq.heappop(heap)
+            w = wins.pop(q)
+            self.fired += len(w)
+            if plain:
+                for k, a in w.items():
+                    append(_window(k, start, end, a))
+            else:
+                for k, a in w.items():
+                    append(_window(k, start, end, self.value(a)))
+
+    def clear(self) -> None:
+        self.wins = {}
+        self.heap = []
+
+    def size(self) -> tuple[int, int]:
+        return len(self.wins), sum(map(len, self.wins.values()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Window state: sessions
+
+
+@final
+class _Session:
+    __slots__ = ("start", "end", "acc", "seq", "live")
+
+    def __init__(self, start: Any, end: Any, acc: Any, seq: int) -> None:
+        self.start = start
+        self.end = end
+        self.acc = acc
+        self.seq = seq
+        self.live = True
+
+
+@final
+class _SessionStore(_Store):
+    """Sessions: ``keys`` maps a key to its open sessions (usually one); ``heap`` holds
+    ``(end, seq, key, session)`` with the end the session had when pushed: an entry popped with an
+    older end is pushed again with the current one, an entry of a merged-away session is skipped."""
+
+    __slots__ = ("gap", "keys", "heap", "seq")
+
+    def __init__(self, op: str, tsf: Callable[[Any], Any], keyf: Callable[[Any], Any] | None, lateness: float,
+                 agg: _Agg, late: Callable[[Any, float, float, float], None], gap: float) -> None:
+        super().__init__(op, tsf, keyf, lateness, agg, late)
+        self.gap = gap
+        self.keys: dict[Any, list[_Session]] = {}
+        self.heap: list[tuple[Any, int, Any, _Session]] = []
+        self.seq = 0
+
+    def _start(self, x: Any) -> Any:
+        agg = self.agg
+        mode = agg.mode
+        if mode == 0:
+            return 1
+        if mode == 1:
+            return [x]
+        if mode == 2:
+            return x
+        a = agg.zero()  # type: ignore[misc]
+        if a is None:
+            raise none_result_error(self.op, "the aggregate's zero()")
+        return self._add(a, x)
+
+    def _add(self, a: Any, x: Any) -> Any:
+        mode = self.agg.mode
+        if mode == 0:
+            return a + 1
+        if mode == 1:
+            a.append(x)
+            return a
+        v = self.agg.fn(a, x)  # type: ignore[misc]
+        if v is None:
+            raise none_result_error(self.op, "the aggregate")
+        return v
+
+    def add(self, items: Iterable[Any]) -> None:
+        tsf = self.tsf
+        keyf = self.keyf
+        gap = self.gap
+        lateness = self.lateness
+        keys = self.keys
+        heap = self.heap
+        maxts = self.maxts
+        wm = self.wm
+        t: Any = 0.0
+        try:
+            for x in items:
+                t = tsf(x)
+                if t > maxts:
+                    maxts = t
+                    wm = t - lateness
+                end = t + gap
+                if end - end != 0:  # NaN or infinite
+                    raise _BadTime
+                k = None if keyf is None else keyf(x)
+                sessions = keys.get(k)
+                if sessions is None:
+                    if end <= wm:
+                        self.late(x, t, end, wm)
+                        continue
+                    s = _Session(t, end, self._start(x), self.seq)
+                    self.seq += 1
+                    keys[k] = [s]
+                    heapq.heappush(heap, (end, s.seq, k, s))
+                    continue
+                # the key's open sessions this element touches (a session ended at or before the
+                # watermark is closed even if it has not fired yet: the one-by-one path fired it)
+                touch = [s for s in sessions if s.end > wm and s.start < end and t < s.end]
+                if not touch:
+                    if end <= wm:
+                        self.late(x, t, end, wm)
+                        continue
+                    s = _Session(t, end, self._start(x), self.seq)
+                    self.seq += 1
+                    sessions.append(s)
+                    heapq.heappush(heap, (end, s.seq, k, s))
+                    continue
+                if len(touch) == 1:
+                    s = touch[0]
+                    s.acc = self._add(s.acc, x)
+                    if t < s.start:
+                        s.start = t
+                    if end > s.end:
+                        s.end = end  # its heap entry is refreshed when it reaches the top
+                    continue
+                # the element bridges sessions: merge them (in order of start) into the oldest one
+                touch.sort(key=_by_start)
+                merge = self.agg.merge
+                acc = touch[0].acc
+                for o in touch[1:]:
+                    acc = merge(acc, o.acc)  # type: ignore[misc]
+                    if acc is None:
+                        raise none_result_error(self.op, "the aggregate's merge")
+                acc = self._add(acc, x)
+                keep = min(touch, key=_by_seq)
+                keep.acc = acc
+                keep.start = min(t, touch[0].start)
+                keep.end = max(end, max(s.end for s in touch))
+                for o in touch:
+                    if o is not keep:
+                        o.live = False
+                        sessions.remove(o)
+        except Exception as e:
+            self.maxts = maxts
+            self.wm = wm
+            if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
+                raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
+            raise
+        self.maxts = maxts
+        self.wm = wm
+
+    def due(self) -> bool:
+        h = self.heap
+        return bool(h) and h[0][0] <= self.wm
+
+    def fire(self, out: deque[Any], everything: bool) -> None:
+        heap = self.heap
+        keys = self.keys
+        wm = self.wm
+        if everything:
+            heap.sort()  # pops stay in order; stale entries are refreshed below
+        while heap:
+            end, seq, k, s = heap[0]
+            if not everything and end > wm:
+                return
+            heapq.heappop(heap)
+            if not s.live:
+                continue  # merged into an older session
+            if s.end != end:
+                heapq.heappush(heap, (s.end, seq, k, s))  # it grew since: its turn comes later
+                continue
+            s.live = False
+            sessions = keys[k]
+            sessions.remove(s)
+            if not sessions:
+                del keys[k]
+            self.fired += 1
+            out.append(_window(k, s.start, s.end, self.value(s.acc)))
+
+    def clear(self) -> None:
+        self.keys = {}
+        self.heap = []
+
+    def size(self) -> tuple[int, int]:
+        return len(self.keys), sum(map(len, self.keys.values()))
+
+
+def _by_start(s: _Session) -> Any:
+    return s.start
+
+
+def _by_seq(s: _Session) -> int:
+    return s.seq
+
+
+# ---------------------------------------------------------------------------------------------
+# The operator
+
+
+@final
+class _EventTimeSubscriber:
+    """Upstream side: folds elements into the store, fires windows into ``_ready``. Downstream
+    side: a wip/missed drain emits ``_ready`` up to demand and replenishes the upstream."""
+
+    _rs_no_wrap = True
+    __slots__ = (
+        "_downstream", "_upstream", "_store", "_ready", "_requested", "_wip", "_done", "_cancelled",
+        "_terminal", "_error", "_bad", "_received", "_asked", "_prefetch", "_low", "_max_ready",
+        "_late_sink", "_worker", "_idle", "_seen", "_guard", "_tasks", "_timer", "_batch_out", "_op",
+        "accepts_batches", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], store: _Store, prefetch: int, late_sink: Any,
+                 worker: Worker | None, idle: float | None) -> None:
+        self._downstream = downstream
+        self._upstream: Subscription = CANCELLED
+        self._store = store
+        self._ready: deque[Window[Any, Any]] = deque()
+        self._requested = AtomicInt(0)  # race: request (downstream thread) vs drain (any thread)
+        self._wip = AtomicInt(0)  # the emission drain (race: upstream thread vs request thread)
+        self._done = False  # the upstream side ended (inside the serialized upstream side only)
+        self._cancelled = False
+        self._terminal = False  # written after the last window was queued; read before _ready
+        self._error: BaseException | None = None
+        self._bad: BaseException | None = None  # rule 3.9: signalled at once, before queued windows
+        self._received = 0  # upstream thread only (read racily by the drain: monotone)
+        self._asked = 0  # the drain only
+        self._prefetch = prefetch
+        self._low = prefetch // 4  # replenish when this few requested elements are still due
+        self._max_ready = prefetch
+        self._late_sink = late_sink
+        self._worker = worker
+        self._idle = idle
+        self._seen = False
+        # with an idle timer, the upstream signals and the ticks run one at a time (race: tick
+        # thread vs upstream thread); whoever moves _guard from 0 runs the queued tasks too
+        self._guard: AtomicInt | None = AtomicInt(0) if worker is not None else None
+        self._tasks: deque[Callable[[], None]] = deque()
+        self._timer: Any = None
+        self._batch_out = batch_sink(downstream)
+        self._op = store.op
+        self.accepts_batches = True
+
+    # -- serializing the upstream side (only with an idle timer) ----------------------------------
+    def _serial(self, task: Callable[[], None]) -> None:
+        g = self._guard
+        if g is None:
+            task()
+            return
+        self._tasks.append(task)
+        if g.get_and_increment() != 0:
+            return
+        missed = 1
+        tasks = self._tasks
+        while True:
+            while tasks:
+                tasks.popleft()()
+            missed = g.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    # -- upstream side ----------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if subscription is None:
+            raise NoneElementError(null_element_message("on_subscribe"))  # rule 2.13
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            report_double_subscription(self._op)
+            return
+        self._upstream = subscription
+        self._downstream.on_subscribe(self)
+        w = self._worker
+        if w is not None and not self._cancelled:
+            idle = self._idle
+            assert idle is not None
+            self._timer = w.schedule_periodic(self._on_tick, idle, idle)
+        self._drain()
+
+    def on_next(self, item: Any) -> None:
+        if item is None:
+            raise NoneElementError(null_element_message("on_next"))  # rule 2.13
+        self._received += 1
+        if self._guard is None:
+            self._process((item,))
+        else:
+            self._serial(lambda: self._process((item,)))
+        self._drain()
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol: one loop over the batch, windows fired once after it."""
+        self._received += len(items)
+        if self._guard is None:
+            self._process(items)
+        else:
+            self._serial(lambda: self._process(items))
+        self._drain()
+
+    def _process(self, items: Iterable[Any]) -> None:
+        if self._done or self._cancelled:
+            return
+        st = self._store
+        self._seen = True
+        try:
+            st.add(items)
+            if st.due():
+                st.fire(self._ready, False)
+        except Exception as e:
+            self._upstream.cancel()
+            self._fail(e)
+
+    def _fail(self, error: BaseException) -> None:
+        """A user function failed (or an element was late): emit what the watermark passed, drop the
+        rest, end with ``error`` (serialized upstream side)."""
+        st = self._store
+        try:
+            if st.due():
+                st.fire(self._ready, False)
+        except Exception as e2:  # the result function failed while firing: report the first error
+            plugins.on_error(e2, f"{self._op}(): an error while firing windows after an earlier error")
+        self._end(error)
+
+    def _end(self, error: BaseException | None) -> None:
+        self._done = True
+        self._store.clear()
+        t = self._timer
+        if t is not None:
+            t.dispose()
+        w = self._worker
+        if w is not None:
+            w.dispose()
+        self._error = error
+        self._terminal = True
+        sink = self._late_sink
+        if sink is not None:
+            self._late_sink = None
+            try:
+                if error is None:
+                    sink.on_complete()
+                else:
+                    sink.on_error(error)
+            except Exception as e:
+                plugins.on_error(e, f"{self._op}(): the late-element Processor raised")
+
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise NoneElementError(null_element_message("on_error"))  # rule 2.13
+        self._serial(lambda: self._upstream_error(error))
+        self._drain()
+
+    def _upstream_error(self, error: BaseException) -> None:
+        if self._done:
+            plugins.on_error(error, f"{self._op}(): on_error after termination")
+            return
+        self._end(error)  # open windows are discarded: their contents are not known to be complete
+
+    def on_complete(self) -> None:
+        self._serial(self._upstream_complete)
+        self._drain()
+
+    def _upstream_complete(self) -> None:
+        if self._done:
+            return
+        try:
+            self._store.fire(self._ready, True)  # the final watermark: every open window fires
+        except Exception as e:
+            self._end(e)
+            return
+        self._end(None)
+
+    def _on_tick(self) -> None:
+        self._serial(self._idle_tick)
+        self._drain()
+
+    def _idle_tick(self) -> None:
+        if self._done or self._cancelled:
+            return
+        if self._seen:
+            self._seen = False
+            return
+        if self._asked <= self._received:
+            return  # not waiting for the upstream: the pause is this operator's backpressure
+        st = self._store
+        idle = self._idle
+        assert idle is not None
+        st.advance(idle)
+        try:
+            if st.due():
+                st.fire(self._ready, False)
+        except Exception as e:
+            self._upstream.cancel()
+            self._end(e)
+
+    # -- downstream side --------------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._bad = err  # rule 3.9
+                self._upstream.cancel()
+                self._dispose_timer()
+                self._drain()
+                return
+        add_request(self._requested, n)
+        self._drain()
+
+    def _dispose_timer(self) -> None:
+        w = self._worker
+        if w is not None:
+            w.dispose()
+
+    def cancel(self) -> None:
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._upstream.cancel()
+        self._dispose_timer()
+        self._store.clear()  # state released (a batch in progress keeps its own references)
+        self._late_sink = None
+        self._drain()
+
+    def _drain(self) -> None:
+        if self._wip.get_and_increment() != 0:
+            return
+        missed = 1
+        ready = self._ready
+        d = self._downstream
+        requested = self._requested
+        while True:
+            if self._cancelled:
+                ready.clear()
+                self._downstream = _NOOP  # rule 3.13
+                return
+            bad = self._bad
+            if bad is not None:
+                ready.clear()
+                self._cancelled = True
+                self._downstream = _NOOP
+                d.on_error(bad)
+                return
+            terminal = self._terminal  # read before _ready: the last windows were queued before it
+            r = requested.get()
+            if ready:
+                if r >= _MAX:
+                    nb = self._batch_out
+                    n = len(ready)
+                    if nb is not None and n > 1:
+                        pop = ready.popleft
+                        nb([pop() for _ in repeat(None, n)])
+                    else:
+                        while ready:
+                            d.on_next(ready.popleft())
+                            if self._cancelled:
+                                break
+                else:
+                    e = 0
+                    while e != r and ready:
+                        d.on_next(ready.popleft())
+                        e += 1
+                        if self._cancelled:
+                            break
+                    if e:
+                        produced(requested, e)
+                if self._cancelled:
+                    continue
+            if terminal and not ready:
+                self._cancelled = True
+                self._downstream = _NOOP
+                err = self._error
+                if err is None:
+                    d.on_complete()
+                else:
+                    d.on_error(err)
+                return
+            if not self._done and len(ready) < self._max_ready:
+                outstanding = self._asked - self._received
+                if outstanding <= self._low:
+                    n = self._prefetch - outstanding
+                    self._asked += n
+                    self._upstream.request(n)
+            missed = self._wip.add_and_get(-missed)
+            if missed == 0:
+                return
+
+    # -- introspection (tests, rstreams.debug) ----------------------------------------------------
+    def state_size(self) -> tuple[int, int, int]:
+        """(open windows, open accumulators, fired windows waiting for demand). Read racily."""
+        w, k = self._store.size()
+        return w, k, len(self._ready)
+
+    @property
+    def watermark(self) -> float:
+        return cast(float, self._store.wm)
+
+
+@final
+class _EventTimeFlowable(Flowable[Window[Any, Any]]):
+    __slots__ = ("_op", "_source", "_make_store", "_prefetch", "_late", "_scheduler", "_idle")
+
+    def __init__(self, op: str, source: Flowable[Any],
+                 make_store: Callable[[Callable[[Any, float, float, float], None]], _Store],
+                 prefetch: int, late: Any, scheduler: Scheduler | None, idle: float | None) -> None:
+        self._op = op
+        self._source = source
+        self._make_store = make_store
+        self._prefetch = prefetch
+        self._late = late
+        self._scheduler = scheduler
+        self._idle = idle
+
+    def _subscribe_actual(self, subscriber: Subscriber[Window[Any, Any]]) -> None:
+        late = self._late
+        sink: Any = None
+        late_fn: Callable[[Any, float, float, float], None]
+        if late == "error":
+            late_fn = _late_error(self._op)
+        elif late == "drop":
+            late_fn = _drop
+        elif _is_processor(late):
+            sink = late
+            on_next = late.on_next
+
+            def late_fn(x: Any, start: float, end: float, wm: float) -> None:
+                on_next(x)
+        else:
+            cb = cast("Callable[[Any], object]", late)
+
+            def late_fn(x: Any, start: float, end: float, wm: float) -> None:
+                cb(x)
+
+        s = self._scheduler
+        worker = s.create_worker() if s is not None else None
+        store = self._make_store(late_fn)
+        self._source.subscribe(_EventTimeSubscriber(subscriber, store, self._prefetch, sink, worker, self._idle))
+
+
+# ---------------------------------------------------------------------------------------------
+# Assembly: argument checks and the three operators
+
+
+def _check_time(op: str, name: str, v: object, *, positive: bool) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{op}(): {name} must be a number of seconds (int or float), got {type(v).__name__}")
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        need = "> 0" if positive else ">= 0"
+        raise ValueError(f"{op}(): {name} must be a finite number of seconds {need}, got {v!r}")
+    return v
+
+
+def _common(
+    op: str, timestamp: object, key: object, allowed_lateness: object, late: object, aggregate: object,
+    process: object, idle_timeout: object, scheduler: object, prefetch: object,
+) -> tuple[float, Any, float | None, Scheduler | None, int]:
+    if not callable(timestamp):
+        raise TypeError(f"{op}(): timestamp must be a callable returning the element's event time in seconds, "
+                        f"got {type(timestamp).__name__}")
+    if key is not None and not callable(key):
+        raise TypeError(f"{op}(): key must be a callable or None, got {type(key).__name__}")
+    lateness = _check_time(op, "allowed_lateness", allowed_lateness, positive=False)
+    if late is None:
+        late = "error"
+    if isinstance(late, str):
+        if late not in ("error", "drop"):
+            raise ValueError(f"{op}(): late must be a callable, a Processor, 'drop' or 'error', got {late!r}")
+    elif not (_is_processor(late) or callable(late)):
+        raise TypeError(f"{op}(): late must be a callable, a Processor, 'drop' or 'error', got {type(late).__name__}")
+    if process is not None:
+        if not callable(process):
+            raise TypeError(f"{op}(): process must be a callable Flowable -> Publisher, got {type(process).__name__}")
+        if aggregate is not None:
+            raise ValueError(f"{op}(): pass aggregate= (folded as elements arrive) or process= (the window's "
+                             f"elements as a Flowable), not both")
+    idle: float | None = None
+    sched: Scheduler | None = None
+    if idle_timeout is not None:
+        idle = _check_time(op, "idle_timeout", idle_timeout, positive=True)
+        if scheduler is None:
+            from ... import schedulers
+
+            sched = schedulers.computation()
+        elif not isinstance(scheduler, Scheduler):
+            raise TypeError(f"{op}(): scheduler must be a Scheduler, got {type(scheduler).__name__}")
+        else:
+            sched = scheduler
+    elif scheduler is not None:
+        raise ValueError(f"{op}(): scheduler is used only with idle_timeout (the timer that advances an idle "
+                         f"watermark); pass idle_timeout= or drop scheduler=")
+    if isinstance(prefetch, bool) or not isinstance(prefetch, int):
+        raise TypeError(f"{op}(): prefetch must be an int, got {type(prefetch).__name__}")
+    if prefetch <= 0:
+        raise ValueError(f"{op}(): prefetch must be > 0, got {prefetch}")
+    return lateness, late, idle, sched, prefetch
+
+
+def _with_process(flow: Flowable[Window[Any, Any]], process: Callable[[Flowable[Any]], Publisher[Any]],
+                  op: str) -> Flowable[Window[Any, Any]]:
+    """The general path: each window's elements as a Flowable, reduced by the user's function; every
+    value it emits becomes a Window (concat_map keeps the windows in order)."""
+
+    def per_window(w: Window[Any, Any]) -> Publisher[Window[Any, Any]]:
+        out = process(Flowable.from_iterable(w.value))
+        if out is None:
+            raise none_result_error(op, "process")
+        k, s, e = w.key, w.start, w.end
+        return Flowable.from_publisher(out).map(lambda v: _window(k, s, e, v))
+
+    return flow.concat_map(per_window)
+
+
+def tumbling_window(
+    source: Flowable[T], size: float, *, timestamp: Callable[[T], float], key: Callable[[T], Hashable] | None = None,
+    allowed_lateness: float = 0.0, late: LateSpec = None, aggregate: AggregateSpec = None,
+    process: Callable[[Flowable[T]], Publisher[Any]] | None = None, idle_timeout: float | None = None,
+    scheduler: Scheduler | None = None, prefetch: int = 1024,
+) -> Flowable[Window[Any, Any]]:
+    op = "tumbling_window"
+    sz = _check_time(op, "size", size, positive=True)
+    return _build(op, source, sz, sz, None, timestamp, key, allowed_lateness, late, aggregate, process,
+                  idle_timeout, scheduler, prefetch)
+
+
+def sliding_window(
+    source: Flowable[T], size: float, slide: float, *, timestamp: Callable[[T], float],
+    key: Callable[[T], Hashable] | None = None, allowed_lateness: float = 0.0, late: LateSpec = None,
+    aggregate: AggregateSpec = None, process: Callable[[Flowable[T]], Publisher[Any]] | None = None,
+    idle_timeout: float | None = None, scheduler: Scheduler | None = None, prefetch: int = 1024,
+) -> Flowable[Window[Any, Any]]:
+    op = "sliding_window"
+    sz = _check_time(op, "size", size, positive=True)
+    sl = _check_time(op, "slide", slide, positive=True)
+    if sl > sz:
+        raise ValueError(f"{op}(): slide ({slide}) must be <= size ({size}): elements between windows would belong "
+                         f"to none (use tumbling_window for slide == size)")
+    return _build(op, source, sz, sl, None, timestamp, key, allowed_lateness, late, aggregate, process,
+                  idle_timeout, scheduler, prefetch)
+
+
+def session_window(
+    source: Flowable[T], gap: float, *, timestamp: Callable[[T], float], key: Callable[[T], Hashable] | None = None,
+    allowed_lateness: float = 0.0, late: LateSpec = None, aggregate: AggregateSpec = None,
+    process: Callable[[Flowable[T]], Publisher[Any]] | None = None, idle_timeout: float | None = None,
+    scheduler: Scheduler | None = None, prefetch: int = 1024,
+) -> Flowable[Window[Any, Any]]:
+    op = "session_window"
+    g = _check_time(op, "gap", gap, positive=True)
+    return _build(op, source, 0.0, 0.0, g, timestamp, key, allowed_lateness, late, aggregate, process,
+                  idle_timeout, scheduler, prefetch)
+
+
+def _build(
+    op: str, source: Flowable[Any], size: float, slide: float, gap: float | None, timestamp: object, key: object,
+    allowed_lateness: object, late: object, aggregate: object, process: object, idle_timeout: object,
+    scheduler: object, prefetch: object,
+) -> Flowable[Window[Any, Any]]:
+    lateness, late_v, idle, sched, pf = _common(op, timestamp, key, allowed_lateness, late, aggregate, process,
+                                                idle_timeout, scheduler, prefetch)
+    agg = _agg_spec(op, "list" if process is not None else aggregate, gap is not None)
+    tsf = cast("Callable[[Any], Any]", timestamp)
+    keyf = cast("Callable[[Any], Any] | None", key)
+
+    if gap is not None:
+        g = gap
+
+        def make(late_fn: Callable[[Any, float, float, float], None]) -> _Store:
+            return _SessionStore(op, tsf, keyf, lateness, agg, late_fn, g)
+    else:
+
+        def make(late_fn: Callable[[Any, float, float, float], None]) -> _Store:
+            return _FixedStore(op, tsf, keyf, lateness, agg, late_fn, size, slide)
+
+    flow = _EventTimeFlowable(op, source, make, pf, late_v, sched, idle)
+    if process is not None:
+        return _with_process(flow, cast("Callable[[Flowable[Any]], Publisher[Any]]", process), op)
+    return flow
