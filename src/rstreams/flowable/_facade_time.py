@@ -129,21 +129,40 @@ class TimeOperatorsMixin(Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Shifting in time
 
+    @overload
     def delay(
         self, duration: float, scheduler: Scheduler | None = None, delay_error: bool = False
+    ) -> Flowable[T]: ...
+
+    @overload
+    def delay(self, selector: Callable[[T], Publisher[Any]], /, *, delay_error: bool = False) -> Flowable[T]: ...
+
+    def delay(
+        self,
+        duration: float | Callable[[T], Publisher[Any]],
+        scheduler: Scheduler | None = None,
+        delay_error: bool = False,
     ) -> Flowable[T]:
         """Shift every element and the completion by ``duration`` seconds.
 
         An error is delivered at once (dropping the elements still delayed) unless ``delay_error``.
+
+        Given a function ``selector`` instead (RxJava's ``delay(Function itemDelayIndicator)``):
+        each element waits until ``selector(element)``, a Publisher, signals its first element or
+        completes. As RxJava (a flat_map), elements go out in the order their delays end.
 
         Example::
 
             ts = TestScheduler()
             sub = Flowable.just(1, 2).delay(1.0, ts).test()
             sub.assert_no_values(); ts.advance_by(1); sub.assert_result(1, 2)
+            sub = Flowable.just(2, 1).delay(lambda x: Flowable.timer(x, ts)).test()
+            ts.advance_by(2); sub.assert_result(1, 2)
 
-        Backpressure: requests pass straight upstream; nothing is dropped.
-        Scheduler: signals are emitted on a worker of ``scheduler``, serially and in order.
+        Backpressure: requests pass straight upstream; nothing is dropped. With a selector, as
+        ``flat_map``: at most 128 elements wait for their delays at a time.
+        Scheduler: signals are emitted on a worker of ``scheduler``, serially and in order; with a
+        selector, on the threads of the delay Publishers.
         """
         return _i_delay(_f(self), duration, scheduler, delay_error)
 
@@ -164,38 +183,69 @@ class TimeOperatorsMixin(Generic[T]):
     # ------------------------------------------------------------------------------------------
     # Rate limiting
 
-    def debounce(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+    @overload
+    def debounce(self, duration: float, scheduler: Scheduler | None = None) -> Flowable[T]: ...
+
+    @overload
+    def debounce(self, selector: Callable[[T], Publisher[Any]], /) -> Flowable[T]: ...
+
+    def debounce(
+        self, duration: float | Callable[[T], Publisher[Any]], scheduler: Scheduler | None = None
+    ) -> Flowable[T]:
         """Emit an element only after ``duration`` seconds pass without another element (the last
         pending element is emitted at once on completion).
+
+        Given a function ``selector`` instead (RxJava's ``debounce(Function)``): an element is
+        emitted when ``selector(element)``, a Publisher, signals its first element or completes
+        before the next element arrives (the next element cancels it).
 
         Example::
 
             ts = TestScheduler()
             tp = TestPublisher.create(); sub = Flowable.from_publisher(tp).debounce(1.0, ts).test()
             tp.next(1); ts.advance_by(0.5); tp.next(2); ts.advance_by(1); sub.assert_values(2)
+            tp = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).debounce(lambda x: Flowable.timer(1.0, ts)).test()
+            tp.next(1); ts.advance_by(0.5); tp.next(2); ts.advance_by(1); sub.assert_values(2)
 
         Backpressure: requests unbounded upstream; if an element is due and the downstream has no
         demand it signals ``MissingBackpressureError``.
-        Scheduler: elements are emitted on a worker of ``scheduler``; the last one and the terminal
-        signals on the upstream's thread.
+        Scheduler: elements are emitted on a worker of ``scheduler`` (with a selector, on the
+        thread of the element's Publisher); the last one and the terminal signals on the
+        upstream's thread.
         """
         return _i_debounce(_f(self), duration, scheduler)
 
+    @overload
     def sample(
         self, period: float, scheduler: Scheduler | None = None, emit_last: bool = False
+    ) -> Flowable[T]: ...
+
+    @overload
+    def sample(self, sampler: Publisher[Any], /, *, emit_last: bool = False) -> Flowable[T]: ...
+
+    def sample(
+        self, period: float | Publisher[Any], scheduler: Scheduler | None = None, emit_last: bool = False
     ) -> Flowable[T]:
         """Emit the latest element of each ``period`` (if any) at the end of the period; with
         ``emit_last`` also the latest unsampled element at completion. Same as ``throttle_last``.
+
+        Given a Publisher ``sampler`` instead (RxJava's ``sample(Publisher, emitLast)``): emit the
+        latest unsampled element at each of its elements; when it completes, the stream completes
+        (after the latest element, with ``emit_last``).
 
         Example::
 
             ts = TestScheduler()
             tp = TestPublisher.create(); sub = Flowable.from_publisher(tp).sample(1.0, ts).test()
             tp.next(1, 2); ts.advance_by(1); tp.next(3); ts.advance_by(1); sub.assert_values(2, 3)
+            tp = TestPublisher.create(); ticks = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).sample(ticks, emit_last=True).test()
+            tp.next(1, 2); ticks.next(0); tp.next(3); tp.complete(); sub.assert_result(2, 3)
 
-        Backpressure: requests unbounded upstream; at a tick with an element and no downstream
-        demand it signals ``MissingBackpressureError``.
-        Scheduler: samples are emitted on a worker of ``scheduler``.
+        Backpressure: requests unbounded upstream (and from the sampler); at a tick with an element
+        and no downstream demand it signals ``MissingBackpressureError``.
+        Scheduler: samples are emitted on a worker of ``scheduler``, or the sampler's thread.
         """
         return _i_sample(_f(self), period, scheduler, emit_last)
 
@@ -408,18 +458,35 @@ class TimeOperatorsMixin(Generic[T]):
         """
         return _i_group_by(_f(self), key_fn, value_fn, buffer_size, slow_group)
 
-    def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]:
+    @overload
+    def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]: ...
+
+    @overload
+    def window(self, boundary: Publisher[Any], /) -> Flowable[Flowable[T]]: ...
+
+    def window(self, count: int | Publisher[Any], skip: int | None = None) -> Flowable[Flowable[T]]:
         """Split into windows (Flowables) of ``count`` elements, a new one every ``skip`` elements
         (default ``skip = count``: consecutive windows; ``skip > count``: gaps; ``skip < count``:
         overlapping windows).
 
+        Given a Publisher ``boundary`` instead (RxJava's ``window(Publisher)``): the first window
+        opens at subscription, each element of ``boundary`` closes it and opens the next; the
+        completion of the source or of the boundary completes the open window and the stream.
+
         Example::
 
             Flowable.range(0, 5).window(2).flat_map(lambda w: w.to_list()).test().assert_result([0, 1], [2, 3], [4])
+            tp = TestPublisher.create(); b = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).window(b).flat_map(lambda w: w.to_list()).test()
+            tp.next(1, 2); b.next(0); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
 
         Backpressure: ``request(n)`` asks the upstream for the elements of ``n`` windows; each window
         buffers at most ``count`` elements for its subscriber. Each window can be subscribed once.
-        Scheduler: none; signals stay on the upstream's thread (or the window subscriber's).
+        With a boundary, the source and the boundary are requested unbounded (RxJava 3); opening a
+        window the downstream has not requested signals ``MissingBackpressureError``; each window
+        buffers its elements until its subscriber requests them.
+        Scheduler: none; signals stay on the upstream's thread (or the window subscriber's, or the
+        boundary's).
         """
         return _i_window(_f(self), count, skip)
 

@@ -16,6 +16,8 @@ costs two atomic steps per element, next to the scheduling every element pays an
 Race: cancel vs a delayed task already due. ``cancel`` disposes the worker (pending tasks never
 run) and releases the downstream (rule 3.13); a task already running finishes.
 
+``delay(selector)``, a delay Publisher per element, is ``_delay_selector.py`` (dispatched from here).
+
 ``delay_subscription(duration)`` subscribes to the source only after ``duration``; requests and a
 cancel made before that are remembered by a :class:`DeferredSubscription` (race: request/cancel vs
 the late on_subscribe). Its signals go through a :class:`SerializedOut` too (race: a rule 3.9 error
@@ -24,13 +26,15 @@ from the requesting thread vs the source emitting).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import CANCELLED, DeferredSubscription
-from ..._spec import Subscriber, Subscription
+from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
+from ._delay_selector import delay_selector
 from ._time_common import NOOP, SerializedOut, check_duration, none_refused, resolve_scheduler
 
 __all__ = ["delay", "delay_subscription"]
@@ -131,8 +135,15 @@ class _DelayFlowable(Flowable[T]):
 
 
 def delay(
-    source: Flowable[T], duration: float, scheduler: Scheduler | None = None, delay_error: bool = False
+    source: Flowable[T],
+    duration: float | Callable[[T], Publisher[Any]],
+    scheduler: Scheduler | None = None,
+    delay_error: bool = False,
 ) -> Flowable[T]:
+    if callable(duration):
+        if scheduler is not None:
+            raise TypeError("delay(): a selector takes no scheduler (its Publishers set the time)")
+        return delay_selector(source, duration, delay_error)
     d = check_duration("delay", duration)
     return _DelayFlowable(source, d, resolve_scheduler("delay", scheduler), bool(delay_error))
 

@@ -18,6 +18,9 @@ Races and their guards:
 * throttle_latest: the window timer vs ``on_next`` vs ``on_complete``; all state changes run inside
   ``SerializedOut.run``.
 
+The Publisher-driven forms, ``debounce(selector)`` and ``sample(sampler)``, are
+``_debounce_selector.py`` and ``_sample_publisher.py``; the functions here dispatch to them.
+
 Cancelling disposes the worker: no timer survives (rule 3.13: the downstream is dropped). The
 Subscriber/Subscription plumbing common to the four is :class:`TimedBase` (``_timed_chunks.py``,
 shared with buffer_timed and window_timed).
@@ -26,11 +29,14 @@ shared with buffer_timed and window_timed).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any, TypeVar, final
 
-from ..._spec import Subscriber, Subscription
+from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
+from ._debounce_selector import debounce_selector
+from ._sample_publisher import sample_publisher
 from ._time_common import check_duration, none_refused, resolve_scheduler
 from ._timed_chunks import TimedBase
 
@@ -113,7 +119,13 @@ class _DebounceFlowable(Flowable[T]):
         self._source.subscribe(_DebounceSubscriber(subscriber, self._scheduler.create_worker(), self._delay))
 
 
-def debounce(source: Flowable[T], duration: float, scheduler: Scheduler | None = None) -> Flowable[T]:
+def debounce(
+    source: Flowable[T], duration: float | Callable[[T], Publisher[Any]], scheduler: Scheduler | None = None
+) -> Flowable[T]:
+    if callable(duration):
+        if scheduler is not None:
+            raise TypeError("debounce(): a selector takes no scheduler (its Publishers set the time)")
+        return debounce_selector(source, duration)
     d = check_duration("debounce", duration)
     return _DebounceFlowable(source, d, resolve_scheduler("debounce", scheduler))
 
@@ -184,12 +196,16 @@ class _SampleFlowable(Flowable[T]):
 
 def sample(
     source: Flowable[T],
-    period: float,
+    period: float | Publisher[Any],
     scheduler: Scheduler | None = None,
     emit_last: bool = False,
     *,
     op: str = "sample",
 ) -> Flowable[T]:
+    if not isinstance(period, int | float) and hasattr(period, "subscribe"):
+        if scheduler is not None:
+            raise TypeError(f"{op}(): a sampler Publisher takes no scheduler (pass emit_last= by keyword)")
+        return sample_publisher(source, period, emit_last, op)
     p = check_duration(op, period, "period", positive=True)
     return _SampleFlowable(source, p, resolve_scheduler(op, scheduler), bool(emit_last), op)
 

@@ -19,6 +19,9 @@ down); opening a window without demand ends the stream with ``MissingBackpressur
 timer close vs on_next: every state change runs inside :meth:`SerializedOut.run`, so an element
 lands in exactly one window and a window is closed exactly once, after its last element.
 
+``window(boundary)`` (a Publisher as the first argument) is ``_window_boundary.py``; the predicate
+windows ``window_until``/``window_while`` are ``_window_until.py``.
+
 Windows that are emitted but never subscribed do not keep the upstream alive: the upstream is
 cancelled when the main subscription is cancelled and every *subscribed* window is cancelled or done
 (``_live``, an ``AtomicInt``: race: main cancel vs window cancel). A window not subscribed by the
@@ -37,7 +40,7 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
 from ..._internal.requests import MAX_DEMAND, add_cap, add_request, mul_cap, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
-from ..._spec import Subscriber, Subscription
+from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from ._time_common import (
@@ -300,7 +303,13 @@ class _WindowFlowable(Flowable[Any]):
         self._source.subscribe(_WindowSubscriber(subscriber, self._count, self._skip))
 
 
-def window(source: Flowable[T], count: int, skip: int | None = None) -> Flowable[Flowable[T]]:
+def window(source: Flowable[T], count: int | Publisher[Any], skip: int | None = None) -> Flowable[Flowable[T]]:
+    if not isinstance(count, int) and hasattr(count, "subscribe"):
+        if skip is not None:
+            raise TypeError("window(): a boundary Publisher takes no skip")
+        from ._window_boundary import window_boundary  # it imports this module
+
+        return window_boundary(source, count)
     c = check_count("window", count)
     s = c if skip is None else check_count("window", skip, "skip")
     return _WindowFlowable(source, c, s)

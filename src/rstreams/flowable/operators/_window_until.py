@@ -25,14 +25,14 @@ an abandoned window. Credits are batched (``limit = prefetch - prefetch // 4``) 
 wait in windows; windows wait in a queue for the main subscriber's demand (rule 1.1), and the main
 output is a queue-drain (race: upstream thread vs the main subscriber's ``request``/``cancel``).
 
-An element is routed by appending to the window's queue and draining it, even when its subscriber
-cancelled: that window's drain then clears and counts it, so no credit is lost to the race cancel vs
-routing. A window abandoned (not subscribed while the main subscriber's ``on_next`` ran, as
-``window(count)``) keeps its elements for a late subscriber but no longer holds back the upstream:
-its queued elements are credited at abandonment, later ones on arrival. Race: abandonment (drain
-thread) vs an element being routed: the router appends first and reads the window's ``replenish``
-after, so an element is credited at least once; at worst once more (the upstream then has one
-extra element in flight), never lost (a lost credit could stall the stream).
+An element for a window whose subscriber cancelled is dropped and credited. A window abandoned (not
+subscribed while the main subscriber's ``on_next`` ran, as ``window(count)``) keeps its elements for
+a late subscriber but no longer holds back the upstream: its queued elements are credited at
+abandonment, later ones on arrival. Races: a cancel or an abandonment (on another thread) vs an
+element being routed: the router reads the window's state again after handing the element over and
+credits it if the window was cancelled or abandoned meanwhile, so an element is credited at least
+once; at worst twice (the upstream then has one more element in flight, once per window), never
+lost (lost credits could stall the stream).
 
 Upstream lifetime: as ``window(count)``, ``_live`` counts the main subscription and each window not
 yet released; at zero the upstream is cancelled (race: main cancel vs window cancel).
@@ -149,10 +149,13 @@ class _WindowPredicateSubscriber:
         return ws
 
     def _route(self, ws: UnicastGroup, item: Any) -> None:
-        # append first, read replenish after (see the module docstring: abandonment race)
-        ws.q.append(item)
-        ws.drain()
-        if ws.replenish is None:
+        if ws.cancelled:
+            self.consumed(1)  # its subscriber left: the element is dropped
+            return
+        ws.on_next(item)
+        # read after handing it over (see the module docstring): a cancel or an abandonment that
+        # raced the call may have left it uncounted; credit it here (at worst twice, never lost)
+        if ws.cancelled or ws.replenish is None:
             self.consumed(1)
 
     def on_next(self, item: Any) -> None:
@@ -270,7 +273,8 @@ class _WindowPredicateSubscriber:
                     if ws.try_abandon():
                         # nobody subscribed: it no longer holds back nor keeps the upstream alive
                         ws.replenish = None
-                        self.consumed(len(ws.q))
+                        q = ws.q
+                        self.consumed(len(q) if q else 0)
                         ws.release()
                 if e and r < _MAX:
                     produced(requested, e)
