@@ -9,7 +9,6 @@ its scenario.
 
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from typing import Any
@@ -28,6 +27,9 @@ PAGES: dict[str, tuple[str, str]] = {
     "filtering": ("Filtering", "Which elements pass: by predicate, by position, by another stream."),
     "combining": ("Combining", "Several sources into one stream."),
     "aggregates": ("Aggregates", "A whole stream into one value, emitted at completion (or as soon as it is known)."),
+    "windows": ("Event-time windows", "Windows by the elements' own timestamps (event time), with a watermark, "
+                "allowed lateness and late elements, as Spark's and Flink's. The diagrams show each window's "
+                "aggregate when it closes."),
     "errors": ("Errors and retries", "Recovering from ``on_error``: fallbacks, retries and repeats."),
     "time": ("Time", "Operators driven by a clock. Every one takes a ``scheduler``; the diagrams ran on the "
              "virtual-time ``TestScheduler``, as your tests can."),
@@ -72,7 +74,7 @@ def _entry(name: str) -> str:
     for diagram in ([name] if name in SCENARIOS else []) + EXTRA_DIAGRAMS.get(name, []):
         lines += [f"![marble diagram of {diagram}](../../marbles/{diagram}.svg){{ .marble loading=lazy }}", ""]
     if name in NO_DIAGRAM:
-        lines += [f'!!! note "No diagram"', f"    {NO_DIAGRAM[name]}.", ""]
+        lines += ['!!! note "No diagram"', f"    {NO_DIAGRAM[name]}.", ""]
     elif name not in SCENARIOS:
         lines += ['!!! warning "No diagram yet"', "    This operator has no marble scenario yet.", ""]
     lines += [f"::: {_defining_path(name)}", "    options:", "      show_root_heading: false", "      show_root_toc_entry: false", "      heading_level: 3", ""]

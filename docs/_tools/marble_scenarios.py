@@ -278,6 +278,99 @@ add("side-effects", "checkpoint", lambda c: c.a.checkpoint("here"), NUM_ERR,
 add("side-effects", "name", lambda c: c.a.name("orders"), NUM, label='name("orders"): counted in metrics')
 add("side-effects", "tag", lambda c: c.a.tag("region", "eu"), NUM, label='tag("region", "eu")')
 
+# ------------------------------------------------------------------ aggregates, combining, boundaries
+add("aggregates", "sum", lambda c: c.a.sum(), NUM, label="sum()")
+add("aggregates", "average", lambda c: c.a.average(), NUM, label="average()")
+add("aggregates", "min", lambda c: c.a.min(), lane((1, 3), (2, 1), (4, 2), end=6), label="min()")
+add("aggregates", "max", lambda c: c.a.max(), lane((1, 3), (2, 1), (4, 2), end=6), label="max()")
+add("aggregates", "to_set", lambda c: c.a.to_set(), lane((1, 1), (2, 2), (4, 1), end=6), label="to_set()")
+add("aggregates", "to_sorted_list", lambda c: c.a.to_sorted_list(), lane((1, 3), (2, 1), (4, 2), end=6),
+    label="to_sorted_list()")
+add("aggregates", "sorted", lambda c: c.a.sorted(), lane((1, 3), (2, 1), (4, 2), end=6), label="sorted()")
+add("aggregates", "to_multimap", lambda c: c.a.to_multimap(len), lane((1, "a"), (2, "bb"), (4, "c"), end=6),
+    label="to_multimap(len)")
+add("aggregates", "sequence_equal", lambda c: Flowable.sequence_equal(c.a, c.b), lane((1, 1), (2, 2), end=5),
+    lane((2, 1), (3, 2), end=4), label="sequence_equal(a, b)")
+add("filtering", "single", lambda c: c.a.single(0), lane((2, 7), end=4), label="single(0)")
+add("filtering", "single_or_error", lambda c: c.a.single_or_error(), lane((1, 1), (3, 2), end=5),
+    label="single_or_error(): a second element is an error")
+add("filtering", "first_or_error", lambda c: c.a.first_or_error(), lane(end=3),
+    label="first_or_error() (empty: NoSuchElementError)")
+add("filtering", "last_or_error", lambda c: c.a.last_or_error(), NUM, label="last_or_error()")
+add("transforming", "pairwise", lambda c: c.a.pairwise(), NUM, label="pairwise()")
+add("transforming", "zip_with_index", lambda c: c.a.zip_with_index(), ABC, label="zip_with_index()")
+add("transforming", "enumerate", lambda c: c.a.enumerate(1), ABC, label="enumerate(1)")
+add("transforming", "end_with", lambda c: c.a.end_with("e"), ABC, label='end_with("e")')
+add("transforming", "materialize", lambda c: c.a.materialize().map(_note), NUM_ERR,
+    label="materialize(), each Notification shown by its kind")
+add("transforming", "dematerialize", lambda c: c.a.materialize().dematerialize(), NUM_ERR,
+    label="materialize().dematerialize()")
+add("transforming", "buffer_until", lambda c: c.a.buffer_until(lambda x: x == 0),
+    lane((1, 1), (2, 2), (3, 0), (4, 3), (5, 0), end=6), label="buffer_until(x -> x == 0)")
+add("transforming", "buffer_while", lambda c: c.a.buffer_while(lambda x: x != 0),
+    lane((1, 1), (2, 2), (3, 0), (4, 3), end=6), label="buffer_while(x -> x != 0)")
+add("transforming", "window_until",
+    lambda c: c.a.window_until(lambda x: x == 0).concat_map(lambda w: w.to_list()),
+    lane((1, 1), (2, 2), (3, 0), (4, 3), end=6), label="window_until(x -> x == 0), each window as its list")
+add("transforming", "window_while",
+    lambda c: c.a.window_while(lambda x: x != 0).concat_map(lambda w: w.to_list()),
+    lane((1, 1), (2, 2), (3, 0), (4, 3), end=6), label="window_while(x -> x != 0), each window as its list")
+add("transforming", "concat_map_delay_error",
+    lambda c: c.a.concat_map_delay_error(lambda x: Flowable.error(Boom()) if x == 2 else Flowable.just(x * 10)),
+    NUM, label="concat_map_delay_error(x -> error if x == 2 else just(x * 10))")
+add("transforming", "switch_map_delay_error",
+    lambda c: c.a.switch_map_delay_error(lambda x: Flowable.error(Boom()) if x == 2 else Flowable.just(x * 10)),
+    NUM, label="switch_map_delay_error(x -> error if x == 2 else just(x * 10))")
+add("combining", "concat_eager", lambda c: Flowable.concat_eager(c.a, c.b), lane((1, 1), (3, 2), end=4),
+    lane((1, "a"), (2, "b"), end=3), label="concat_eager(a, b): both subscribed at once, emitted in order")
+add("combining", "merge_delay_error", lambda c: Flowable.merge_delay_error(c.a, c.b), lane((1, 1), error=2),
+    lane((1.5, "a"), (3, "b"), end=4), label="merge_delay_error(a, b)")
+add("combining", "switch_on_next",
+    lambda c: Flowable.switch_on_next(c.a.map(lambda x: Flowable.interval(1, scheduler=c.scheduler).take(2).map(
+        lambda i, x=x: f"{x}{i}"))),
+    lane((1, "a"), (2.5, "b"), (5, "c"), end=6), label="switch_on_next(a Flowable per x: x0, x1 a second apart)",
+    duration=9)
+
+# ---------------------------------------------------------------------------- event-time windows
+_EVENTS = lane((1, ("a", 1.0)), (2, ("b", 2.0)), (3, ("a", 4.0)), (4, ("a", 12.0)), (5, ("a", 25.0)), end=6,
+               label="(key, t)")
+add("windows", "tumbling_window",
+    lambda c: c.a.tumbling_window(10, timestamp=lambda e: e[1], aggregate="count").map(lambda w: (w.start, w.value)),
+    _EVENTS, label="tumbling_window(10, timestamp=t, aggregate=count): (start, count)")
+add("windows", "sliding_window",
+    lambda c: c.a.sliding_window(10, 5, timestamp=lambda e: e[1], aggregate="count").map(lambda w: (w.start, w.value)),
+    _EVENTS, label="sliding_window(10, 5, timestamp=t, aggregate=count): (start, count)")
+add("windows", "session_window",
+    lambda c: c.a.session_window(5, timestamp=lambda e: e[1], key=lambda e: e[0], aggregate="count").map(
+        lambda w: (w.key, w.start, w.value)),
+    _EVENTS, label="session_window(5, timestamp=t, key, aggregate=count): (key, start, count)")
+
+
+def _note(n: Any) -> str:
+    kind = getattr(n, "kind", None)
+    text = str(getattr(kind, "name", kind) or type(n).__name__).lower()
+    return {"on_next": "N", "next": "N", "on_error": "E", "error": "E", "on_complete": "C", "complete": "C"}.get(
+        text, text[:1].upper())
+
+
+NO_DIAGRAM.update({
+    "blocking_latest": "an iterator that blocks the calling thread; a virtual clock cannot move while it waits",
+    "blocking_next": "an iterator that blocks the calling thread; a virtual clock cannot move while it waits",
+    "blocking_most_recent": "an iterator polled by the calling thread; it has no timeline of its own",
+    "from_arrow": "a whole pyarrow object's rows, emitted on demand: the timing is from_iterable's",
+    "from_pandas": "a whole DataFrame's rows, emitted on demand: the timing is from_iterable's",
+    "to_arrow_batches": "pyarrow batches of batch_size rows: the timing is buffer's",
+    "to_pandas": "one DataFrame at completion: the timing is to_list's",
+    "from_observable": "bridges a reactivex Observable (no demand); the strategies are drawn under Backpressure",
+    "to_observable": "returns a reactivex Observable, not a Flowable",
+})
+for _n in ("blocking_latest", "blocking_next", "blocking_most_recent", "to_observable"):
+    CATEGORY[_n] = "consuming"
+for _n in ("from_arrow", "from_pandas", "from_observable"):
+    CATEGORY[_n] = "creating"
+for _n in ("to_arrow_batches", "to_pandas"):
+    CATEGORY[_n] = "aggregates"
+
 # --------------------------------------------------------------- operators whose page category is fixed
 # (the methods without a diagram still need a page)
 for _n in ("blocking_first", "blocking_last", "blocking_single", "blocking_for_each", "blocking_iterable",

@@ -123,6 +123,8 @@ def show(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         inner = ",".join(show(v) for v in value)
         return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    if isinstance(value, (set, frozenset)):
+        return "{" + ",".join(sorted(show(v) for v in value)) + "}"
     if isinstance(value, dict):
         return "{" + ",".join(f"{show(k)}:{show(v)}" for k, v in value.items()) + "}"
     key = getattr(value, "key", None)
