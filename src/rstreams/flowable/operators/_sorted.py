@@ -44,7 +44,12 @@ class _ToSortedList(_Folder[T, list[T]]):
         return acc
 
     def finish(self, acc: list[T]) -> list[T]:
-        acc.sort(key=self.key, reverse=self.reverse)
+        items: list[Any] = acc
+        key = self.key
+        if key is None:
+            items.sort(reverse=self.reverse)
+        else:
+            items.sort(key=key, reverse=self.reverse)
         return acc
 
 
