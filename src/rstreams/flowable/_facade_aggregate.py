@@ -236,9 +236,9 @@ class AggregateMixin(Generic[T]):
             Flowable.sequence_equal(Flowable.range(0, 3), Flowable.just(0, 1, 2)).test().assert_result(True)
             Flowable.sequence_equal(Flowable.just(1, 2), Flowable.just(1)).test().assert_result(False)
 
-        Backpressure: requests ``prefetch`` from each source, then ``prefetch - prefetch // 4`` each
-        time that many pairs were compared: at most ``prefetch`` elements of each wait in memory. The
-        answer waits for a request.
+        Backpressure: requests ``prefetch`` from each source, then replenishes what was compared once
+        at least ``prefetch - prefetch // 4`` pairs were: at most ``prefetch`` elements of each wait in
+        memory. The answer waits for a request.
         Scheduler: none; ``equal`` runs on the thread of whichever source's signal completed a pair; the
         answer goes out on the thread that decided it, or on the requesting thread if the request comes
         later.

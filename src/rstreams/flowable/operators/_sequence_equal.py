@@ -2,8 +2,8 @@
 both Publishers emit equal elements, pairwise, in the same order, and the same number of them.
 
 Structure (queue-drain of seed 004, as ``zip``): each source has a bounded inner queue that asks
-for ``prefetch`` elements and is replenished by ``prefetch - prefetch // 4`` once the drain has
-compared that many; the drain (whoever moves ``wip`` from 0) compares the pairs available on both
+for ``prefetch`` elements and is replenished with what the drain compared once that is at least
+``prefetch - prefetch // 4``; the drain (whoever moves ``wip`` from 0) compares the pairs available on both
 sides in one local loop. The answer is decided as early as it can be:
 
 * a pair differs (``equal(x, y)`` is falsy; default ``x is y or x == y``, as RxJava's
