@@ -144,9 +144,17 @@ class CombineMixin(Generic[T]):
         """
         return _i_concat_eager(*sources, max_concurrency=max_concurrency, prefetch=prefetch)
 
+    @overload
+    @staticmethod
+    def switch_on_next(sources: Publisher[Flowable[E]], prefetch: int = 128, delay_error: bool = False) -> Flowable[E]: ...
+
+    @overload
+    @staticmethod
+    def switch_on_next(sources: Publisher[Publisher[E]], prefetch: int = 128, delay_error: bool = False) -> Flowable[E]: ...
+
     @staticmethod
     def switch_on_next(
-        sources: Publisher[Publisher[E]], prefetch: int = 128, delay_error: bool = False
+        sources: Publisher[Flowable[E]] | Publisher[Publisher[E]], prefetch: int = 128, delay_error: bool = False
     ) -> Flowable[E]:
         """Mirror the most recent Publisher emitted by ``sources`` (RxJava ``switchOnNext``; with
         ``delay_error`` ``switchOnNextDelayError``): a new inner cancels the previous one.

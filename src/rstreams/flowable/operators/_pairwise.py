@@ -74,12 +74,15 @@ def pairwise(source: Flowable[T]) -> Flowable[tuple[T, T]]:
     fz = source._fused()
     if fz is not None:
         up = fz.sizer
-        sizer: Sizer | None = None
-        if up is not None:
-
-            def sizer() -> int | None:
-                size = up()
-                return None if size is None else max(size - 1, 0)
-
-        return FusedFlowable(fz.then(_it_pairwise, "pairwise", sizer))
+        return FusedFlowable(fz.then(_it_pairwise, "pairwise", None if up is None else _one_less(up)))
     return _PairwiseFlowable(source)
+
+
+def _one_less(up: Sizer) -> Sizer:
+    """The fused chain's exact size: one pair less than the elements (none for 0 or 1)."""
+
+    def sizer() -> int | None:
+        size = up()
+        return None if size is None else max(size - 1, 0)
+
+    return sizer

@@ -24,7 +24,7 @@ def _identity(source: Any) -> Any:
     return source
 
 
-def switch_on_next(sources: Publisher[Publisher[T]], prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
+def switch_on_next(sources: Publisher[Flowable[T]] | Publisher[Publisher[T]], prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
     outer = as_flowable("switch_on_next", sources)
     if not isinstance(prefetch, int) or isinstance(prefetch, bool) or prefetch <= 0:
         raise ValueError(f"switch_on_next(): prefetch must be a positive int, got {prefetch!r}")
