@@ -10,7 +10,7 @@ import pytest
 
 from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
 from rstreams import BadRequestError, Flowable, NoneElementError
-from rstreams.flowable.operators._materialize import Notification
+from rstreams.flowable import Notification
 from rstreams.testing import TestPublisher, TestSubscriber
 
 MAX = 2**63 - 1

@@ -9,6 +9,7 @@ from ._flowable import Emitter, Flowable, FlowableEmitter
 if TYPE_CHECKING:
     from ._parallel import ParallelFlowable
     from .operators._group_by import GroupedFlowable
+    from .operators._materialize import Notification
     from .operators._multicast import ConnectableFlowable
     from .operators._time_timestamp import Timed
 
@@ -22,6 +23,7 @@ __all__ = [
     "Flowable",
     "FlowableEmitter",
     "GroupedFlowable",
+    "Notification",
     "ParallelFlowable",
     "Timed",
 ]
@@ -30,6 +32,7 @@ __all__ = [
 _LAZY = {
     "ConnectableFlowable": ".operators._multicast",
     "GroupedFlowable": ".operators._group_by",
+    "Notification": ".operators._materialize",
     "ParallelFlowable": "._parallel",
     "Timed": ".operators._time_timestamp",
 }
