@@ -345,3 +345,16 @@ def test_many_elements_from_another_thread_latest_never_repeats_or_goes_back() -
     assert seen, "nothing sampled"
     assert seen == sorted(set(seen)), "an element was repeated or came out of order"
     assert seen[-1] == n - 1
+
+
+def test_next_and_latest_keep_up_with_a_fast_producer_on_another_thread() -> None:
+    import itertools
+
+    for make in (lambda f: f.blocking_next(), lambda f: f.blocking_latest()):
+        cancelled: list[bool] = []
+        src = Flowable.from_iterable(lambda: itertools.count()).subscribe_on(schedulers.io()).do_on_cancel(lambda c=cancelled: c.append(True))
+        it = make(src)
+        got = [next(it) for _ in range(50)]  # a lost hand-over would hang here
+        it.close()
+        assert all(a < b for a, b in itertools.pairwise(got)), "an element was repeated or came out of order"
+        assert cancelled == [True]

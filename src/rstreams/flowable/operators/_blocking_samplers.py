@@ -194,8 +194,10 @@ class _NextSubscriber(_SamplerSubscriber[T]):
             _none_argument(self, "on_next")
         if not self._want or self._done or self._cancelled:
             return  # nobody waits: dropped (as RxJava)
-        self._slot = item  # before clearing _want: the consumer checks the slot first
+        # _want is cleared first: once the consumer sees the slot filled it may take it and wait
+        # again (raising _want), which a later clear would undo (race: hand-over vs next call)
         self._want = False
+        self._slot = item
         self._signal()
 
     def on_next_batch(self, items: list[T]) -> None:
