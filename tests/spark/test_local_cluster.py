@@ -34,7 +34,7 @@ from .test_demo import _check_run, _synthetic
 
 pytest.importorskip("pyspark", reason="the spark extra is not installed (pip install '.[spark]')")
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.local_cluster]
 
 MASTER = "local-cluster[2,1,1024]"
 BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH = 10_000, 4_000, 2_000, 1_000
