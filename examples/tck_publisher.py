@@ -8,6 +8,7 @@ signals (rules 3.5, 3.7), nothing is signalled after a terminal signal (rule 1.7
 that raises is treated as cancelled, its error reported to ``rstreams.plugins`` (rule 2.13).
 
     python examples/tck_publisher.py        # runs the kit, prints its rule-by-rule table
+    python -m rstreams.tck examples.tck_publisher:make_range --kind publisher   # the same, from the CLI
 
 Under pytest the same check is a class: see ``TestRangePublisher`` at the end.
 """
@@ -20,6 +21,7 @@ from typing import Any
 from rstreams import MAX_DEMAND, plugins
 
 
+# --8<-- [start:publisher]
 class RangePublisher:
     """Emits ``count`` ints from ``start`` to each subscriber (a cold Publisher)."""
 
@@ -100,6 +102,12 @@ class _RangeSubscription:
                     self._draining = False
                 plugins.on_error(exc, "RangePublisher: the Subscriber raised")
                 return
+# --8<-- [end:publisher]
+
+
+def make_range(n: int) -> RangePublisher:
+    """The factory form, for the command line: python -m rstreams.tck examples.tck_publisher:make_range"""
+    return RangePublisher(0, n)
 
 
 try:  # the pytest form: `pytest examples/tck_publisher.py`
