@@ -26,9 +26,12 @@ from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Subscriber, Subscription
 from ._time_common import NOOP, SerializedOut, missing_backpressure, none_refused
 
-__all__ = ["OtherSubscriber", "DrivenBase", "check_publisher"]
+__all__ = ["OtherSubscriber", "DrivenBase", "check_publisher", "GONE"]
 
 _MAX: Final = MAX_DEMAND
+
+#: the downstream after cancel or termination (rule 3.13): NOOP, typed as a Subscriber
+GONE: Final[Subscriber[Any]] = NOOP  # pyright: ignore[reportAssignmentType]
 
 
 def check_publisher(op: str, what: str, p: object) -> None:
@@ -105,7 +108,7 @@ class DrivenBase:
     # -- plumbing ------------------------------------------------------------------------------
     def subscribe_downstream(self) -> None:
         d = self._downstream_ref
-        self._downstream_ref = NOOP  # SerializedOut holds it (rule 3.13 after cancel)
+        self._downstream_ref = GONE  # SerializedOut holds it (rule 3.13 after cancel)
         d.on_subscribe(self)
 
     def set_upstream(self, subscription: Subscription) -> bool:

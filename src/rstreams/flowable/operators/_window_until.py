@@ -50,7 +50,8 @@ from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_re
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from .._flowable import Flowable
-from ._time_common import NOOP, check_count
+from ._boundary_common import GONE
+from ._time_common import check_count
 from ._unicast_group import UnicastGroup
 from ._window import UnicastWindow, _LiveCount
 
@@ -235,7 +236,7 @@ class _WindowPredicateSubscriber:
 
     def cancel(self) -> None:
         if self._main_cancelled.try_set():
-            self._downstream = NOOP  # rule 3.13
+            self._downstream = GONE  # rule 3.13
             self._live.release()
             self._drain()
 
@@ -256,7 +257,7 @@ class _WindowPredicateSubscriber:
                 if bad is not None and not self._terminated:
                     self._terminated = True
                     d = self._downstream
-                    self._downstream = NOOP  # rule 3.13
+                    self._downstream = GONE  # rule 3.13
                     d.on_error(bad)
             elif not self._terminated:
                 d = self._downstream
@@ -280,7 +281,7 @@ class _WindowPredicateSubscriber:
                     produced(requested, e)
                 if done and not out:
                     self._terminated = True
-                    self._downstream = NOOP
+                    self._downstream = GONE
                     if self._error is None:
                         d.on_complete()
                     else:

@@ -1,0 +1,60 @@
+"""TCK lines for the predicate-cut buffers and windows (``_facade_boundary.py``): ``make(n)`` emits
+exactly ``n`` elements. The boundary-Publisher forms (``buffer(boundary)``, ``window(boundary)``,
+``sample(sampler)``, ``debounce(selector)``, ``delay(selector)``) are overloads of methods that
+have their lines in ``library_publishers.py``; ``delay(selector)`` is verified here as well."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from library_publishers import Entry
+
+from rstreams import Flowable
+
+
+def _boom() -> Flowable[Any]:
+    return Flowable.error(RuntimeError("boom"))
+
+
+def _odd(x: int) -> bool:
+    return x % 2 == 1
+
+
+def _even(x: int) -> bool:
+    return x % 2 == 0
+
+
+ENTRIES: dict[str, Entry] = {
+    # 2n elements, cut after each odd one: n lists [2k, 2k + 1]
+    "buffer_until": Entry(
+        lambda n: Flowable.range(0, 2 * n).buffer_until(_odd),
+        max_elements=10_000,
+        failed=lambda: _boom().buffer_until(_odd),
+    ),
+    # the unfused path and cut_before: n lists [2k, 2k + 1] (an even element starts a list)
+    "buffer_until_hidden_cut_before": Entry(
+        lambda n: Flowable.range(0, 2 * n).hide().buffer_until(_even, cut_before=True),
+        max_elements=10_000,
+    ),
+    # odd elements are separators: n lists [2k]
+    "buffer_while": Entry(
+        lambda n: Flowable.range(0, 2 * n).hide().buffer_while(_even),
+        max_elements=10_000,
+        failed=lambda: _boom().buffer_while(_even),
+    ),
+    "window_until": Entry(
+        lambda n: Flowable.range(0, 2 * n).window_until(_odd, prefetch=8).flat_map(lambda w: w.take(1)),
+        max_elements=10_000,
+        failed=lambda: _boom().window_until(_odd),
+    ),
+    "window_while": Entry(
+        lambda n: Flowable.range(0, 2 * n).window_while(_even, prefetch=8).concat_map(lambda w: w),
+        max_elements=10_000,
+        failed=lambda: _boom().window_while(_even),
+    ),
+    "delay_hidden_selector": Entry(
+        lambda n: Flowable.range(0, n).hide().delay(lambda x: Flowable.empty()),
+        max_elements=10_000,
+        failed=lambda: _boom().delay(lambda x: Flowable.empty()),
+    ),
+}
