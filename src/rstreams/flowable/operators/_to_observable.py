@@ -9,6 +9,11 @@ runs more than ``n`` elements ahead of the Observer, which bounds the queues of 
 stages (``observe_on``, ``flat_map``) when the Observer is slow. Disposing the Observer's
 Disposable cancels the subscription.
 
+The Flowable is subscribed on reactivex's ``CurrentThreadScheduler`` (the trampoline its own
+synchronous sources use): still synchronously, on the subscribing thread, but after reactivex has
+connected the returned Disposable, so an operator such as ``take(3)`` after ``to_observable()`` of
+a synchronous Flowable cancels it after three elements instead of letting it run to its end.
+
 The replenishing counter is touched only on the serial ``on_next`` path (rule 1.3): no lock.
 """
 
@@ -56,6 +61,7 @@ def to_observable(source: Flowable[Any], prefetch: int | None) -> Any:
         if prefetch <= 0:
             raise ValueError(f"to_observable(): prefetch must be >= 1, got {prefetch}")
     from reactivex.disposable import Disposable
+    from reactivex.scheduler import CurrentThreadScheduler
 
     def subscribe(observer: Any, scheduler: Any = None) -> Any:
         if prefetch is None:
@@ -67,7 +73,13 @@ def to_observable(source: Flowable[Any], prefetch: int | None) -> Any:
                 on_next, observer.on_error, observer.on_completed, on_subscribe=lambda s: s.request(first)
             )
             on_next.subscriber = ls
-        source.subscribe(ls)
+        # subscribe on reactivex's trampoline: inside Observable.subscribe it runs only after the
+        # Disposable below is wired into the Observer chain, so a downstream take() can cancel a
+        # synchronous Flowable mid-way (as reactivex's own synchronous sources can be)
+        def start(_scheduler: Any, _state: Any = None) -> None:
+            source.subscribe(ls)
+
+        CurrentThreadScheduler.singleton().schedule(start)
         return Disposable(ls.dispose)
 
     return rx.create(subscribe)
