@@ -474,3 +474,32 @@ def test_window_while_large_stream_with_small_prefetch_completes() -> None:
     ts = Flowable.range(0, n).window_while(lambda x: x % 10 != 0, prefetch=3).flat_map(lambda w: w.count()).test()
     ts.await_done(5).assert_complete().assert_no_violations()
     assert sum(ts.values) == n - n // 10
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_rule_3_12_buffer_until_cancel_inside_on_next_stops_the_predicate(hidden: bool) -> None:
+    # the fused source hands over batches under unbounded demand: the batch loop stops too
+    calls: list[int] = []
+
+    def pred(x: int) -> bool:
+        calls.append(x)
+        return x % 3 == 2
+
+    class CancelAfterFirst(TestSubscriber[list[int]]):
+        def on_next(self, item: list[int]) -> None:
+            super().on_next(item)
+            self.cancel()
+
+    src = Flowable.range(0, 1000)
+    ts = CancelAfterFirst()
+    (src.hide() if hidden else src).buffer_until(pred).subscribe(ts)
+    ts.assert_values([0, 1, 2]).assert_no_violations()
+    assert calls == [0, 1, 2]
+
+
+def test_buffer_until_batch_path_requests_replacements_under_bounded_demand() -> None:
+    ts: TestSubscriber[list[int]] = TestSubscriber(2)
+    Flowable.range(0, 10).buffer_while(lambda x: x % 4 != 3).subscribe(ts)
+    ts.assert_values([0, 1, 2], [4, 5, 6]).assert_not_complete()
+    ts.request(5)
+    ts.assert_result([0, 1, 2], [4, 5, 6], [8, 9]).assert_no_violations()

@@ -66,6 +66,13 @@ class _BufferBoundarySubscriber(DrivenBase):
             if b is not None:
                 b.append(item)
 
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol (elements already checked): one lock round trip."""
+        with self._lock:
+            b = self._buf
+            if b is not None:
+                b.extend(items)
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise none_refused("on_error")  # rule 2.13

@@ -83,6 +83,51 @@ class _BufferPredicateSubscriber(PostCompleteSubscriber[T]):
         if not self._unbounded:
             self.upstream.request(1)  # the element did not close a list: replace it (rule 1.1)
 
+    def on_next_batch(self, items: list[T]) -> None:
+        """Library-internal batch protocol: the same steps as :meth:`on_next` in one loop; the
+        replacements for absorbed elements are requested once per batch. A cancel from inside an
+        emission stops the loop (no predicate runs for the rest)."""
+        if self.done:
+            return
+        pred = self._predicate
+        mode = self._mode
+        b = self._buf
+        absorbed = 0
+        for item in items:
+            try:
+                match = pred(item)
+            except Exception as e:
+                self._buf = b
+                self.fail(e)
+                return
+            out: list[T] | None = None
+            if mode == _UNTIL:
+                b.append(item)
+                if match:
+                    out = b
+                    b = []
+            elif mode == _CUT_BEFORE:
+                if match and b:
+                    out = b
+                    b = [item]
+                else:
+                    b.append(item)
+            elif match:
+                b.append(item)
+            elif b:
+                out = b
+                b = []
+            if out is None:
+                absorbed += 1
+                continue
+            self._buf = b
+            self._emit(out)
+            if self.cancelled or self.done:
+                return
+        self._buf = b
+        if absorbed and not self._unbounded:
+            self.upstream.request(absorbed)  # replacements for the elements that closed no list
+
     def _emit(self, b: list[T]) -> None:
         self._produced += 1
         self.downstream.on_next(b)

@@ -58,6 +58,11 @@ class _SamplePublisherSubscriber(DrivenBase):
             raise none_refused("on_next")  # rule 2.13
         self._latest.append(item)
 
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol (elements already checked): only the last one counts."""
+        if items:
+            self._latest.append(items[-1])
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise none_refused("on_error")  # rule 2.13
