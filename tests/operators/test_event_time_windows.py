@@ -480,7 +480,7 @@ def test_a_raising_user_function(where: str) -> None:
 
 def test_a_raising_function_on_the_batch_fast_path_gives_the_one_by_one_signals() -> None:
     # itemgetter timestamps and keys take the one-window batch path; the aggregate fails in it
-    events = [("k%d" % (i % 3), i * 0.01) for i in range(50)] + [("k0", 10.0)]
+    events = [(f"k{i % 3}", i * 0.01) for i in range(50)] + [("k0", 10.0)]
 
     def agg(a: Any, e: Any) -> Any:
         if e[1] == 0.2:
