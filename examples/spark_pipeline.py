@@ -14,11 +14,14 @@ import tempfile
 from rstreams import Flowable, spark
 
 
+# --8<-- [start:pipeline]
 def pipeline(rows: Flowable) -> Flowable:
     """The per-record stages: the same function on the driver and on every partition."""
     return rows.filter(lambda r: r[0] % 3 != 0).map(lambda r: (r[0], r[0] * r[0]))
+# --8<-- [end:pipeline]
 
 
+# --8<-- [start:main]
 def main(out: str) -> None:
     s = spark.session("local[2]")
     try:
@@ -39,6 +42,7 @@ def main(out: str) -> None:
         print(f"pipeline on the executors: {result.count()} rows, max sq {result.agg({'sq': 'max'}).first()[0]}")
     finally:
         s.stop()
+# --8<-- [end:main]
 
 
 if __name__ == "__main__":
