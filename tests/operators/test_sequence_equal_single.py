@@ -7,6 +7,8 @@ import threading
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rstreams import Flowable, plugins, schedulers
 from rstreams.errors import NoneElementError, NoSuchElementError
@@ -300,3 +302,18 @@ def test_single_request_vs_complete_race() -> None:
         ts.request(1)
         t.join(5)
         ts.await_done(5).assert_result(3).assert_no_violations()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    a=st.lists(st.integers(0, 3), max_size=40),
+    b=st.lists(st.integers(0, 3), max_size=40),
+    prefetch=st.integers(1, 9),
+    hide_a=st.booleans(),
+    hide_b=st.booleans(),
+)
+def test_property_the_answer_is_list_equality(a: list[int], b: list[int], prefetch: int, hide_a: bool, hide_b: bool) -> None:
+    fa = Flowable.from_iterable(a)
+    fb = Flowable.from_iterable(b)
+    ts = seq(fa.hide() if hide_a else fa, fb.hide() if hide_b else fb, prefetch=prefetch).test()
+    ts.assert_result(a == b).assert_no_violations()

@@ -12,6 +12,8 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rstreams import Flowable, plugins, schedulers
 from rstreams.errors import NoneElementError
@@ -340,3 +342,21 @@ def test_no_undeliverable_errors_in_ordinary_use() -> None:
             op(Flowable.just(3, 1, 2)).test().assert_no_violations()
             op(Flowable.just(3, 1, 2)).test().cancel()
     assert not errors
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(st.integers(-5, 5), max_size=30),
+    which=st.sampled_from(OPS),
+    pattern=st.lists(st.integers(1, 3), max_size=4),
+)
+def test_property_fused_and_hidden_equal_the_model(data: list[int], which: Any, pattern: list[int]) -> None:
+    _, op, model = which
+    want = model(data)
+    for src in (Flowable.from_iterable(data), Flowable.from_iterable(data).hide()):
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        op(src).subscribe(ts)
+        for n in pattern:
+            ts.request(n)
+        ts.request(MAX)
+        ts.assert_result(*want).assert_no_violations()
