@@ -503,3 +503,31 @@ def test_buffer_until_batch_path_requests_replacements_under_bounded_demand() ->
     ts.assert_values([0, 1, 2], [4, 5, 6]).assert_not_complete()
     ts.request(5)
     ts.assert_result([0, 1, 2], [4, 5, 6], [8, 9]).assert_no_violations()
+
+
+def test_window_until_windows_consumed_on_other_threads_replenish_without_loss() -> None:
+    from rstreams import schedulers
+
+    n = 20_000
+    ts = (
+        Flowable.range(0, n)
+        .window_until(lambda x: x % 50 == 49, prefetch=16)
+        .flat_map(lambda w: w.observe_on(schedulers.computation()).to_list(), max_concurrency=4)
+        .test()
+    )
+    ts.await_done(20).assert_complete().assert_no_violations()
+    assert sorted(x for lst in ts.values for x in lst) == list(range(n))
+
+
+def test_window_while_windows_cancelled_on_other_threads_do_not_stall() -> None:
+    from rstreams import schedulers
+
+    n = 20_000
+    ts = (
+        Flowable.range(0, n)
+        .window_while(lambda x: x % 40 != 39, prefetch=8)
+        .flat_map(lambda w: w.observe_on(schedulers.computation()).take(3), max_concurrency=4)
+        .test()
+    )
+    ts.await_done(20).assert_complete().assert_no_violations()
+    assert len(ts.values) == 3 * (n // 40)

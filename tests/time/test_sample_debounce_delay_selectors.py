@@ -306,3 +306,10 @@ def test_duration_forms_still_work() -> None:
     c = Flowable.interval(0.25, scheduler=ts).sample(1.1, ts).take(2).test()
     ts.advance_by(3)
     c.assert_result(3, 7).assert_no_violations()
+
+
+def test_sample_publisher_subscribes_the_sampler_before_requesting_the_source() -> None:
+    # RxJava's order: a sampler that completes at once ends the stream before the source emits
+    Flowable.range(0, 5).sample(Flowable.empty(), emit_last=True).test().assert_result().assert_no_violations()
+    Flowable.range(0, 5).sample(Flowable.never(), emit_last=True).test().assert_result(4).assert_no_violations()
+    Flowable.range(0, 5).hide().sample(Flowable.never()).test().assert_result().assert_no_violations()

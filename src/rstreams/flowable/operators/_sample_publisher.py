@@ -50,8 +50,10 @@ class _SamplePublisherSubscriber(DrivenBase):
         if not self.set_upstream(subscription):
             return
         self.subscribe_downstream()
-        subscription.request(_MAX)
+        # the sampler first, then the source (RxJava's order: a synchronous source meets a live
+        # sampler; a sampler that completes at once cancels the source before it is requested)
         self._sampler.subscribe(self._other)
+        subscription.request(_MAX)
 
     def on_next(self, item: Any) -> None:
         if item is None:
