@@ -44,6 +44,7 @@ from .._base import none_result_error
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
+from ._group_by import FOLDABLE, group_fold
 from ._inner import PrefetchInner
 
 __all__ = ["flat_map", "FlatMapSubscriber"]
@@ -136,6 +137,18 @@ class FlatMapSubscriber:
             else:
                 self._scalar_next(value)
             return
+        if type(p) in FOLDABLE:
+            # group.<aggregate>()[.map(f)] over a fresh group: the group folds in place, and the
+            # fold is this element's inner (group_by's GroupFold: same signals, no subscriber chain)
+            fold = group_fold(p, self)
+            if fold is not None:
+                with self._lock:
+                    self._inners[fold] = None  # type: ignore[index]  # flat_map's inner protocol
+                if self._cancelled:  # race: a cancel that swapped _inners before the add above
+                    fold.cancel()
+                    return
+                fold.start()
+                return
         if not callable(getattr(p, "subscribe", None)):
             self._upstream.cancel()
             self.on_error(TypeError(f"flat_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
@@ -292,7 +305,9 @@ class FlatMapSubscriber:
         with self._lock:
             inners = list(self._inners)
         for inner in inners:
-            inner.queue.clear()
+            q = inner.queue
+            if q:  # a group fold has no queue until its result
+                q.clear()
 
     # -- emission -----------------------------------------------------------------------------
     def _emit_or_queue(self, queue: deque[Any], value: Any) -> bool:

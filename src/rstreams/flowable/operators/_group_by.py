@@ -64,8 +64,10 @@ Races and guards:
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from collections.abc import Callable, Hashable
-from typing import Any, Final, Generic, TypeVar, cast, final
+from typing import Any, Final, Generic, Protocol, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
@@ -75,11 +77,14 @@ from ..._internal.subscriptions import CANCELLED, error_empty
 from ..._spec import Subscriber, Subscription
 from ...errors import MissingBackpressureError
 from .._base import none_result_error
+from .._enums import NOTSET
 from .._flowable import Flowable
+from ._aggregate import _STOP, _AggregateFlowable, _Count, _Folder, _Reduce, _stop_value, _ToList
+from ._map_filter import _MapFlowable
 from ._time_common import NOOP
-from ._unicast_group import UnicastGroup
+from ._unicast_group import _SUBSCRIBED, UnicastGroup
 
-__all__ = ["group_by", "GroupedFlowable"]
+__all__ = ["group_by", "GroupedFlowable", "FOLDABLE", "group_fold"]
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -119,7 +124,8 @@ class _GroupState(UnicastGroup):
     __slots__ = ("key",)
 
     def __init__(self, key: Any, parent: _GroupBySubscriber) -> None:
-        super().__init__(parent.group_released, parent.replenish)
+        # the parent's callbacks are bound once and shared by every group (no per-group objects)
+        super().__init__(parent._release_cb, parent._replenish_cb)
         self.key = key
 
     def _subscribed_twice(self) -> str:
@@ -175,6 +181,8 @@ class _GroupBySubscriber:
         "_fast",
         "_open",
         "_consuming",
+        "_release_cb",
+        "_replenish_cb",
         "__weakref__",
     )
 
@@ -208,6 +216,8 @@ class _GroupBySubscriber:
         # upstream thread parks): a window that fills while a consumer is replenishing is not
         # judged (see _parked)
         self._consuming = AtomicInt(0)
+        self._release_cb = self.group_released
+        self._replenish_cb = self.replenish
 
     # -- upstream side -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -236,7 +246,7 @@ class _GroupBySubscriber:
             return
         if g is not None:
             fn = g.fast_on_next
-            if fn is not None and g.wip._value == 0:
+            if fn is not None and g.wip == 0:
                 # fast path: unbounded demand, nothing queued, no drain running (see docstring)
                 fn(item)
                 f = self._fast + 1
@@ -270,7 +280,7 @@ class _GroupBySubscriber:
                 g = get(key)
                 if g is not None:
                     fn = g.fast_on_next
-                    if fn is not None and g.wip._value == 0:
+                    if fn is not None and g.wip == 0:
                         fn(item)  # fast path: consumed at once, no permit used
                         continue
                 self._slow_next(key, item, g)
@@ -297,19 +307,22 @@ class _GroupBySubscriber:
         if g is None:
             self._new_group(key, v)
             return
-        q = g.q
-        q.append(v)
+        g.push(v)
         g.drain()
-        if q:
+        if g.q:
             self._parked(g)
+        else:
+            g.trim()  # an idle group holds no queue
 
     def _parked(self, g: _GroupState) -> None:
+        q = g.q
+        parked = len(q) if q else 0
         f = self._fast
         if f:
             self._fast = 0
             self._upstream.request(f)  # a group is slow: never let batching hold the window back
         if (
-            len(g.q) >= self._buffer_size
+            parked >= self._buffer_size
             and self._consuming._value == 0
             and self._open > 1
             and self._error_on_slow
@@ -318,7 +331,7 @@ class _GroupBySubscriber:
         ):
             self._fail(
                 MissingBackpressureError(
-                    f"group_by(): the group for key {g.key!r} has {len(g.q)} elements buffered "
+                    f"group_by(): the group for key {g.key!r} has {parked} elements buffered "
                     f"(buffer_size={self._buffer_size}) because its subscriber is not requesting them, and the "
                     f"other groups cannot progress until it does; consume the groups concurrently (e.g. "
                     f"flat_map(..., max_concurrency=<number of keys>)), add on_backpressure_buffer() inside "
@@ -339,10 +352,10 @@ class _GroupBySubscriber:
         return False
 
     def _new_group(self, key: Any, v: Any) -> None:
-        if self._main_cancelled.is_set():
+        if self._main_cancelled._value:
             self.replenish(1)  # no new groups after the main cancel: drop the element
             return
-        r = self._requested.get()
+        r = self._requested._value
         if r < _MAX and r <= self._emitted_groups:
             self._fail(
                 MissingBackpressureError(
@@ -356,10 +369,10 @@ class _GroupBySubscriber:
         self._groups[key] = g
         self._open += 1
         self._live.increment_and_get()
-        g.q.append(v)
+        g.q = deque((v,))  # the producer's first append (UnicastGroup.push)
         self._emitted_groups += 1
         self._hs.on_next(GroupedFlowable(key, g))
-        if g.try_abandon():
+        if not g._flags & _SUBSCRIBED and g.try_abandon():  # a raised flag is final: plain read first
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             del self._groups[key]
             self._open -= 1
@@ -369,6 +382,8 @@ class _GroupBySubscriber:
             self.replenish(1)
         elif g.q:
             self._parked(g)
+        else:
+            g.q = None  # consumed during the emission: an idle group holds no queue (UnicastGroup.trim)
 
     def on_error(self, error: BaseException) -> None:
         if self._done:
@@ -415,10 +430,17 @@ class _GroupBySubscriber:
         the upstream then waits, as RxJava's groupBy does, until a group is requested again.
         """
         if n > 0 and not self._done:
+            up = self._upstream
+            pull = up if type(up) is _PullSubscription else None
+            if pull is not None and not pull.enter(n):
+                return  # the pull loop is running (here or on another thread): it takes the permits
             c = self._consuming
             c.increment_and_get()
             try:
-                self._upstream.request(n)
+                if pull is not None:
+                    pull.run()
+                else:
+                    up.request(n)
             finally:
                 c.decrement_and_get()
 
@@ -455,44 +477,58 @@ class _PullSubscription:
     """Stands in for the upstream Subscription when group_by drives a fused source's iterator.
 
     Demand from group_by (its window of ``buffer_size``, replenished as groups consume) is counted
-    in ``_permits``; the pull loop is a queue-drain on ``_wip`` (race: a group's drain on another
-    thread replenishing vs the loop; rule 3.3: a replenish from inside the loop only adds permits).
+    in ``_permits``; the pull loop is a queue-drain on ``_wip``; both are ints under ``_lock``, taken
+    once per request (race: a group's drain on another thread replenishing vs the loop; rule 3.3: a
+    replenish from inside the loop only adds permits).
     An element that goes through the fast path is consumed at once and costs no permit, so with
     unbounded group demand the loop is one ``for`` over the builtin iterator.
     """
 
-    __slots__ = ("_parent", "_it", "_fusion", "_permits", "_wip", "cancelled")
+    __slots__ = ("_parent", "_it", "_fusion", "_lock", "_permits", "_wip", "cancelled")
 
     def __init__(self, parent: _GroupBySubscriber, it: Any, fusion: Any) -> None:
         self._parent = parent
         self._it = it
         self._fusion = fusion
-        self._permits = AtomicInt(0)  # race: replenish (any thread) vs the pull loop
-        self._wip = AtomicInt(0)
+        self._lock = threading.Lock()  # race: replenish (any thread) vs the pull loop
+        self._permits = 0  # under _lock
+        self._wip = 0  # under _lock
         self.cancelled = False
 
     def request(self, n: int) -> None:
-        add_request(self._permits, n)
-        self.pull()
+        if self.enter(n):
+            self.run()
 
     def cancel(self) -> None:
         self.cancelled = True
 
-    def pull(self) -> None:
-        wip = self._wip
-        if wip.get_and_increment() != 0:
-            return
+    def enter(self, n: int) -> bool:
+        """Add ``n`` permits; True when the caller now owns the pull loop (must :meth:`run` it)."""
+        with self._lock:
+            p = self._permits + n
+            self._permits = _MAX if p >= _MAX else p
+            w = self._wip
+            self._wip = w + 1
+        return w == 0
+
+    def run(self) -> None:
+        """The pull loop, run by the caller :meth:`enter` made its owner."""
         missed = 1
         parent = self._parent
+        lock = self._lock
         while True:
             if self.cancelled:
                 self._it = None
                 return
-            permits = self._permits.get_and_set(0)
+            with lock:
+                permits = self._permits
+                self._permits = 0
             if permits and parent.run_fused(self._it, permits, self):
                 self._it = None
                 return
-            missed = wip.add_and_get(-missed)
+            with lock:
+                missed = self._wip - missed
+                self._wip = missed
             if missed == 0:
                 return
 
@@ -530,6 +566,212 @@ class _GroupByFlowable(Flowable[Any]):
             error_empty(cast(Any, subscriber), e)
             return
         parent.on_subscribe(_PullSubscription(parent, it, fz))
+
+
+# -- fused aggregates over a group (flat_map's fast path) ------------------------------------------
+
+
+class _FoldParent(Protocol):
+    """What a :class:`GroupFold` signals: flat_map's inner protocol (``_inner_last``: the result and
+    the completion in one signal; ``_inner_done``: completed empty; ``_inner_error``)."""
+
+    _cancelled: bool
+
+    def _inner_last(self, inner: Any, value: Any) -> None: ...
+
+    def _inner_done(self, inner: Any) -> None: ...
+
+    def _inner_error(self, inner: Any, error: BaseException) -> None: ...
+
+
+#: the Flowable types :func:`group_fold` may recognize (a cheap pre-check for flat_map's on_next)
+FOLDABLE: Final = frozenset((_AggregateFlowable, _MapFlowable))
+
+
+def group_fold(p: Any, parent: Any) -> GroupFold | None:
+    """``p`` is ``group.<aggregate>()`` (``count``, ``reduce``, ``to_list``, ``collect``, ...),
+    optionally followed by ``map`` calls, over a group nobody has subscribed yet: claim the group's
+    subscription and return a :class:`GroupFold` that ``parent`` (flat_map) registers as an inner
+    and then starts. None otherwise (the caller subscribes ``p`` as usual).
+    """
+    maps: list[Callable[[Any], Any]] = []
+    while type(p) is _MapFlowable:
+        maps.append(p._mapper)
+        p = p._source
+    if type(p) is not _AggregateFlowable:
+        return None
+    g = p._source
+    if type(g) is not GroupedFlowable:
+        return None
+    state: _GroupState = g._state
+    if not state.try_subscribe():
+        return None  # subscribed already: the usual path signals the rule 2.12 error
+    maps.reverse()
+    folder = p._make()
+    cls = _FOLD_CLASSES.get(type(folder), GroupFold)
+    return cls(state, folder, tuple(maps), parent)
+
+
+class GroupFold:
+    """A group consumed by an aggregate (and maps of its result) inside flat_map, without the
+    aggregate's subscriber, its deferred-scalar subscription and flat_map's inner subscriber: the
+    group's drain hands its elements to :meth:`on_next` (the group's fast path, once the queue is
+    empty), which folds them with the aggregate's own folder; on completion the result (through the
+    maps) goes to flat_map as an inner's last value. The signals are those of
+    ``flat_map(lambda g: g.<aggregate>().map(f))`` subscribed the usual way: a folder or map that
+    raises, or a None result, fails the inner (flat_map then fails or, with ``delay_error``,
+    collects it); a short-circuit (``all``/``any``) cancels the group, as the aggregate does.
+
+    It is flat_map's inner (the ``queue``/``done``/``consumed``/``cancel`` protocol): ``queue``
+    exists only once the result is known. ``_acc`` is touched only by the group's drain and its
+    fast path, which the group serializes (its ``wip``; see :class:`UnicastGroup`), so it needs no
+    lock; ``_parent`` is dropped by :meth:`cancel` (any thread) and read once before each signal,
+    as :class:`PrefetchInner` does.
+    """
+
+    _rs_no_wrap = True
+    __slots__ = ("_group", "_folder", "_step", "_acc", "_maps", "_parent", "queue", "done", "__weakref__")
+
+    def __init__(
+        self, group: _GroupState, folder: _Folder[Any, Any], maps: tuple[Callable[[Any], Any], ...], parent: Any
+    ) -> None:
+        self._group = group
+        self._folder = folder
+        self._step = folder.step
+        self._acc: Any = NOTSET
+        self._maps = maps
+        self._parent: _FoldParent | None = parent
+        self.queue: deque[Any] | None = None  # flat_map's queue for the result (created with it)
+        self.done = False
+
+    # -- flat_map's inner protocol -----------------------------------------------------------------
+    def start(self) -> None:
+        """Registered with flat_map: start folding (the group's queued element first)."""
+        try:
+            self._acc = self._folder.start()
+        except Exception as e:  # a collect supplier raised: as the aggregate's on_subscribe does
+            self._group.cancel()
+            self._fail(e)
+            return
+        self._group.attach(self)
+
+    def consumed(self, n: int) -> None:
+        """flat_map emitted the result: nothing to replenish (the group runs unbounded)."""
+
+    def cancel(self) -> None:
+        self._parent = None
+        self._group.cancel()
+
+    # -- the group's subscriber side (serialized by the group's drain) -----------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:  # pragma: no cover - attach, not subscribe
+        subscription.request(_MAX)
+
+    def on_next(self, item: Any) -> None:
+        try:
+            acc = self._step(self._acc, item)
+        except Exception as e:
+            self._acc = None
+            self._group.cancel()
+            self._fail(e)
+            return
+        if acc is _STOP:  # all/any/contains decided: stop consuming the group
+            self._acc = None
+            self._group.cancel()
+            self._result(_stop_value(self._folder))
+            return
+        self._acc = acc
+
+    def on_error(self, error: BaseException) -> None:
+        self._acc = None
+        self._fail(error)
+
+    def on_complete(self) -> None:
+        acc = self._acc
+        self._acc = None
+        self._result(acc)
+
+    def _result(self, acc: Any) -> None:
+        try:
+            value = self._folder.finish(acc)
+            if value is None:
+                raise none_result_error(self._folder.name, "the accumulator")
+            if value is not NOTSET:
+                for m in self._maps:
+                    value = m(value)
+                    if value is None:
+                        raise none_result_error("map")
+        except Exception as e:
+            self._fail(e)
+            return
+        p = self._parent
+        if p is None:
+            return
+        self.done = True
+        if value is NOTSET:
+            p._inner_done(self)  # completed empty (reduce of nothing): no value
+            return
+        self.queue = deque()
+        p._inner_last(self, value)
+
+    def _fail(self, error: BaseException) -> None:
+        p = self._parent
+        self._parent = None
+        if p is None:
+            plugins.on_error(error, "group_by: a group's aggregate failed after its flat_map was cancelled")
+            return
+        p._inner_error(self, error)
+
+
+@final
+class _CountFold(GroupFold):
+    """``count()``: the fold inlined (one call per element instead of two)."""
+
+    __slots__ = ()
+
+    def on_next(self, item: Any) -> None:
+        self._acc += 1
+
+
+@final
+class _ToListFold(GroupFold):
+    """``to_list()``: the fold inlined."""
+
+    __slots__ = ()
+
+    def on_next(self, item: Any) -> None:
+        self._acc.append(item)
+
+
+@final
+class _ReduceFold(GroupFold):
+    """``reduce(fn[, seed])``: the fold inlined (the checks of ``_Reduce.step``)."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(
+        self, group: _GroupState, folder: _Folder[Any, Any], maps: tuple[Callable[[Any], Any], ...], parent: Any
+    ) -> None:
+        super().__init__(group, folder, maps, parent)
+        self._fn = cast(_Reduce[Any], folder).fn
+
+    def on_next(self, item: Any) -> None:
+        acc = self._acc
+        if acc is NOTSET:
+            self._acc = item
+            return
+        try:
+            v = self._fn(acc, item)
+            if v is None:
+                raise none_result_error("reduce", "the reducer")
+        except Exception as e:
+            self._acc = None
+            self._group.cancel()
+            self._fail(e)
+            return
+        self._acc = v
+
+
+_FOLD_CLASSES: Final[dict[type, type[GroupFold]]] = {_Count: _CountFold, _ToList: _ToListFold, _Reduce: _ReduceFold}
 
 
 def group_by(

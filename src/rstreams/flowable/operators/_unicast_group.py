@@ -16,16 +16,23 @@ What differs between the users is passed in, not subclassed into the drain:
 * ``_subscribed_twice``: the message of the rule 2.12 error a second subscriber receives (rule 1.9:
   ``on_subscribe`` first).
 
-Races and guards:
+Races and guards (one ``threading.Lock`` per group, ``_lock``, guards every read-modify-write
+below; a group allocates no other synchronization object, so tens of thousands of live groups
+cost little memory and little garbage-collector work):
 
-* ``wip`` (``AtomicInt``): the queue-drain; race: the producer's ``on_next``/terminal vs the
+* ``wip`` (int under ``_lock``): the queue-drain; race: the producer's ``on_next``/terminal vs the
   subscriber's ``request``/``cancel`` on another thread. Only one thread emits at a time, in order.
-* ``requested`` (``AtomicInt``): race: ``request`` (subscriber thread) vs the drain's ``produced``.
-* ``_once`` (``AtomicFlag``): unicast; race: two concurrent subscribers (the loser gets the error).
-* ``_sub_state`` (``AtomicInt``): fresh -> subscribed, or fresh -> abandoned; race: a subscriber
-  arriving on another thread vs the parent's abandonment check.
-* ``_released`` (``AtomicFlag``): ``on_release`` runs once; race: abandonment vs a late subscriber's
-  cancel vs completion.
+  Plain reads of it (the producer's fast-path check) are single attribute loads.
+* ``requested`` (int under ``_lock``): race: ``request`` (subscriber thread) vs the drain's
+  ``produced``.
+* ``_flags`` (int under ``_lock``): ``_SUBSCRIBED`` (unicast; race: two concurrent subscribers, the
+  loser gets the error), ``_ABANDONED`` (fresh -> abandoned; race: a subscriber arriving on another
+  thread vs the parent's abandonment check) and ``_RELEASED`` (``on_release`` runs once; race:
+  abandonment vs a late subscriber's cancel vs completion).
+* ``q``: created by the producer on its first append, and dropped again by the producer
+  (:meth:`trim`) once it is empty; only the producer appends, so an empty queue it sees stays empty
+  until it appends again, and the drain reads ``q`` afresh on every pass (a queue the producer
+  dropped was empty). So an idle group holds no queue.
 * ``fast_on_next``: published by the drain (after emptying the queue, with unbounded demand) for a
   producer that appends from one thread only (group_by's upstream thread): while ``wip`` is 0 it may
   hand an element straight to the subscriber, because the queue stays empty then (only that producer
@@ -38,12 +45,12 @@ Races and guards:
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar, Final
 
-from ..._internal.atomics import AtomicFlag, AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, validate_request
 from ..._internal.subscriptions import error_empty
 from ..._spec import Subscriber
 from ...errors import ProtocolViolationError
@@ -51,9 +58,9 @@ from ...errors import ProtocolViolationError
 __all__ = ["UnicastGroup"]
 
 _MAX: Final = MAX_DEMAND
-_FRESH: Final = 0
-_SUBSCRIBED: Final = 1
-_ABANDONED: Final = 2
+_SUBSCRIBED: Final = 1  # a subscriber arrived (the next one gets the rule 2.12 error)
+_ABANDONED: Final = 2  # the parent found nobody subscribed during its on_next
+_RELEASED: Final = 4  # on_release ran
 
 
 class UnicastGroup:
@@ -61,16 +68,15 @@ class UnicastGroup:
 
     __slots__ = (
         "q",
+        "_lock",
         "requested",
         "wip",
         "downstream",
-        "_once",
-        "_sub_state",
+        "_flags",
         "cancelled",
         "done",
         "_error",
         "_terminated",
-        "_released",
         "_on_release",
         "replenish",
         "_request_error",
@@ -88,17 +94,17 @@ class UnicastGroup:
     def __init__(
         self, on_release: Callable[[], Any] | None, replenish: Callable[[int], Any] | None = None
     ) -> None:
-        self.q: deque[Any] = deque()
-        self.requested = AtomicInt(0)  # race: request (subscriber thread) vs drain
-        self.wip = AtomicInt(0)  # race: producer on_next vs subscriber request/cancel (queue-drain)
+        # created by the producer on its first append, dropped by it once empty (see trim)
+        self.q: deque[Any] | None = None
+        self._lock = threading.Lock()  # guards wip, requested and _flags (see the module docstring)
+        self.requested = 0  # under _lock (race: request on the subscriber thread vs the drain)
+        self.wip = 0  # under _lock (race: producer on_next vs subscriber request/cancel)
         self.downstream: Subscriber[Any] | None = None
-        self._once = AtomicFlag()  # unicast: one subscriber (race: concurrent subscribes)
-        self._sub_state = AtomicInt(_FRESH)  # race: late subscribe vs abandonment
+        self._flags = 0  # _SUBSCRIBED | _ABANDONED | _RELEASED, under _lock
         self.cancelled = False
         self.done = False
         self._error: BaseException | None = None
         self._terminated = False
-        self._released = AtomicFlag()  # race: abandonment vs cancel vs completion (release once)
         self._on_release = on_release
         # delivered/dropped element counts go here (once per batch); None: nobody counts them
         self.replenish = replenish
@@ -109,9 +115,20 @@ class UnicastGroup:
     def _subscribed_twice(self) -> str:
         return "this group can be subscribed only once"
 
+    def _set_flag(self, flag: int, unless: int = 0) -> bool:
+        """Raise ``flag`` unless ``flag`` or one of ``unless`` is raised already; True if this call raised it."""
+        if self._flags & (flag | unless):
+            return False  # flags are only ever raised: a plain read that sees one is final
+        with self._lock:
+            f = self._flags
+            if f & (flag | unless):
+                return False
+            self._flags = f | flag
+            return True
+
     def release(self) -> None:
         """This group no longer keeps the parent's upstream alive (cancelled, abandoned, or done): once."""
-        if self._released.try_set():
+        if self._set_flag(_RELEASED):
             cb = self._on_release
             self._on_release = None
             if cb is not None:
@@ -119,10 +136,9 @@ class UnicastGroup:
 
     # -- subscription ----------------------------------------------------------------------------
     def subscribe(self, subscriber: Subscriber[Any]) -> None:
-        if not self._once.try_set():
+        if not self._set_flag(_SUBSCRIBED):
             error_empty(subscriber, ProtocolViolationError("2.12", self._subscribed_twice()))
             return
-        self._sub_state.compare_and_set(_FRESH, _SUBSCRIBED)
         subscriber.on_subscribe(self)
         # stored only after on_subscribe returned: a producer draining on another thread (a late
         # subscriber of an abandoned group or window) must not signal during on_subscribe (rules
@@ -130,9 +146,22 @@ class UnicastGroup:
         self.downstream = subscriber
         self.drain()
 
+    def try_subscribe(self) -> bool:
+        """Claim the single subscription slot without a Subscriber (a library-internal consumer
+        that calls :meth:`attach` next); False when somebody subscribed already."""
+        return self._set_flag(_SUBSCRIBED)
+
+    def attach(self, sink: Subscriber[Any]) -> None:
+        """After :meth:`try_subscribe`: consume with unbounded demand into ``sink`` (no
+        ``on_subscribe``; the sink cancels through :meth:`cancel`)."""
+        with self._lock:
+            self.requested = _MAX
+        self.downstream = sink
+        self.drain()
+
     def try_abandon(self) -> bool:
         """True when nobody has subscribed yet: from now on nobody is expected to (fresh -> abandoned)."""
-        return self._sub_state.compare_and_set(_FRESH, _ABANDONED)
+        return self._set_flag(_ABANDONED, _SUBSCRIBED)
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -143,7 +172,11 @@ class UnicastGroup:
                 self.cancel()
                 self.drain()
                 return
-        add_request(self.requested, n)
+        with self._lock:  # capped, sticky at MAX (race: request vs the drain's produced)
+            r = self.requested
+            if r < _MAX:
+                r += n
+                self.requested = _MAX if r >= _MAX else r
         self.drain()
 
     def cancel(self) -> None:
@@ -155,10 +188,23 @@ class UnicastGroup:
         self.drain()  # clears the queue (and replenishes it) if no drain is running
 
     # -- producer side (serialized by the parent) --------------------------------------------------
+    def push(self, item: Any) -> None:
+        """Queue ``item`` (producer only; no drain)."""
+        q = self.q
+        if q is None:
+            q = self.q = deque()
+        q.append(item)
+
+    def trim(self) -> None:
+        """Drop the queue if it is empty (producer only: nobody else appends, so it stays empty)."""
+        q = self.q
+        if q is not None and not q:
+            self.q = None
+
     def on_next(self, item: Any) -> None:
         if self.done or self.cancelled:
             return
-        self.q.append(item)
+        self.push(item)
         self.drain()
 
     def on_error(self, error: BaseException) -> None:
@@ -180,19 +226,22 @@ class UnicastGroup:
 
     # -- the drain -------------------------------------------------------------------------------
     def drain(self) -> None:
-        wip = self.wip
-        if wip.get_and_increment() != 0:
+        lock = self._lock
+        with lock:
+            w = self.wip
+            self.wip = w + 1
+        if w:
             return
         missed = 1
-        q = self.q
-        requested = self.requested
         while True:
+            q = self.q  # afresh each pass: the producer may have created or dropped it
             if self.cancelled:
-                n = len(q)
-                q.clear()
-                rep = self.replenish
-                if n and rep is not None:
-                    rep(n)
+                if q:
+                    n = len(q)
+                    q.clear()
+                    rep = self.replenish
+                    if rep is not None:
+                        rep(n)
                 d = self.downstream
                 self.downstream = None  # rule 3.13
                 re = self._request_error
@@ -204,14 +253,15 @@ class UnicastGroup:
                 if d is not None:
                     done = self.done  # read before the queue: every element precedes the terminal
                     if done and self._error is not None and not self.delay_error:
-                        q.clear()
+                        if q:
+                            q.clear()
                         self._finish(d)
                     else:
-                        r = requested.get()
-                        n = len(q)
+                        r = self.requested
+                        n = len(q) if q else 0
                         if r < _MAX and n > r:
                             n = r
-                        if n:
+                        if n and q is not None:
                             e = 0
                             on_next = d.on_next
                             pop = q.popleft
@@ -219,7 +269,8 @@ class UnicastGroup:
                                 on_next(pop())
                                 e += 1
                             if r < _MAX:
-                                produced(requested, e)  # once per batch
+                                with lock:  # once per batch (race: a concurrent request adds)
+                                    self.requested -= e
                             rep = self.replenish
                             if rep is not None:
                                 rep(e)
@@ -229,7 +280,9 @@ class UnicastGroup:
                             # publish the producer's fast path (see the module docstring): set inside
                             # the drain, after emptying the queue
                             self.fast_on_next = d.on_next
-            missed = wip.add_and_get(-missed)
+            with lock:
+                missed = self.wip - missed
+                self.wip = missed
             if missed == 0:
                 return
 

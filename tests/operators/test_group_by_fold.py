@@ -1,0 +1,246 @@
+"""flat_map(lambda g: g.<aggregate>()[.map(f)]) over group_by: the fused group fold.
+
+flat_map recognizes an aggregate (count, reduce, to_list, collect, all, any, ...) of a fresh group,
+optionally followed by ``map`` calls, and lets the group fold in place (group_by's ``GroupFold``).
+Every test compares it with the same chain subscribed the usual way (``g.hide()`` in front of the
+aggregate defeats the recognition): same values, same errors, same cancellation, no violations.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from rstreams import Flowable, plugins
+from rstreams.flowable.operators._group_by import GroupFold, group_fold
+from rstreams.testing import TestSubscriber
+
+from .harness import Boom, check_scenarios, run_one_by_one
+
+Mapper = Callable[[Any], Flowable[Any]]
+
+
+def _both(per_group: Callable[[Any, bool], Flowable[Any]]) -> tuple[Mapper, Mapper]:
+    """The mapper as written (fused) and with ``g.hide()`` in front (subscribed the usual way)."""
+    return (lambda g: per_group(g, False)), (lambda g: per_group(g, True))
+
+
+def _src(g: Any, hidden: bool) -> Any:
+    return g.hide() if hidden else g
+
+
+def _run(mapper: Mapper, data: list[int], keys: int, **kw: Any) -> TestSubscriber[Any]:
+    ts = Flowable.from_iterable(data).group_by(lambda x: x % keys).flat_map(mapper, **kw).test()
+    ts.assert_no_violations()
+    return ts
+
+
+def _signals(ts: TestSubscriber[Any]) -> tuple[Any, ...]:
+    err = ts.errors[0] if ts.errors else None
+    return (sorted(map(repr, ts.values)), ts.completions, type(err), str(err) if err else None)
+
+
+# (group or its hidden stand-in, key) -> the inner Flowable
+AGGREGATES: dict[str, Callable[[Any, Any], Flowable[Any]]] = {
+    "count": lambda g, k: g.count(),
+    "reduce": lambda g, k: g.reduce(operator.add),
+    "reduce_seed": lambda g, k: g.reduce(lambda a, x: [*a, x], []),
+    "to_list": lambda g, k: g.to_list(),
+    "collect": lambda g, k: g.collect(list, lambda acc, x: acc.append(x)),
+    "all": lambda g, k: g.all(lambda x: x < 50),
+    "any": lambda g, k: g.any(lambda x: x > 50),
+    "contains": lambda g, k: g.contains(42),
+    "count_map": lambda g, k: g.count().map(lambda n: (k, n)),
+    "reduce_map_map": lambda g, k: g.reduce(operator.add).map(lambda s: s * 2).map(lambda s: (k, s)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATES))
+@pytest.mark.parametrize("keys", [1, 3, 17])
+def test_fused_fold_matches_subscribed_chain(name: str, keys: int) -> None:
+    agg = AGGREGATES[name]
+    fused, hidden = _both(lambda g, h: agg(_src(g, h), g.key))
+    data = list(range(100))
+    a = _run(fused, data, keys)
+    b = _run(hidden, data, keys)
+    a.assert_complete().assert_no_errors()
+    assert _signals(a) == _signals(b)
+
+
+@pytest.mark.parametrize("name", ["count", "reduce", "reduce_seed", "to_list", "count_map"])
+def test_fused_fold_scenarios(name: str) -> None:
+    agg = AGGREGATES[name]
+    data = list(range(60))
+
+    def model(xs: list[int]) -> list[Any]:
+        out: list[Any] = []
+        for k in (0, 1, 2):  # the groups complete together, in key order of their creation
+            g = Flowable.from_iterable([x for x in xs if x % 3 == k])
+            out.extend(agg(g, k).test().values)
+        return out
+
+    check_scenarios(lambda f: f.group_by(lambda x: x % 3).flat_map(lambda g: agg(g, g.key)), data, model)
+
+
+def test_recognized_only_for_a_fresh_group() -> None:
+    seen: list[Any] = []
+
+    def mapper(g: Any) -> Flowable[Any]:
+        p = g.count()
+        fold = group_fold(p, _NoParent())
+        seen.append(type(fold).__name__ if fold is not None else None)
+        assert group_fold(p, _NoParent()) is None  # the group's one subscription is taken
+        assert group_fold(g.hide().count(), _NoParent()) is None
+        assert group_fold(Flowable.range(0, 3).count(), _NoParent()) is None
+        return Flowable.empty()
+
+    Flowable.range(0, 4).group_by(lambda x: x % 2).flat_map(mapper).test().assert_no_violations()
+    assert seen == ["_CountFold", "_CountFold"]
+    assert issubclass(_CountFoldType(), GroupFold)
+
+
+def _CountFoldType() -> type:  # noqa: N802 - reads like the class it returns
+    from rstreams.flowable.operators._group_by import _CountFold
+
+    return _CountFold
+
+
+class _NoParent:
+    _cancelled = False
+
+    def _inner_last(self, inner: Any, value: Any) -> None:
+        pass
+
+    def _inner_done(self, inner: Any) -> None:
+        pass
+
+    def _inner_error(self, inner: Any, error: BaseException) -> None:
+        pass
+
+
+def test_second_subscription_of_a_folded_group_gets_rule_2_12_error() -> None:
+    groups: list[Any] = []
+
+    def mapper(g: Any) -> Flowable[Any]:
+        groups.append(g)
+        return g.count()
+
+    Flowable.range(0, 4).group_by(lambda x: x % 2).flat_map(mapper).test().assert_result(2, 2)
+    late = groups[0].test()
+    late.assert_error(Exception)
+    assert "2.12" in str(late.errors[0]) or "only once" in str(late.errors[0])
+
+
+@pytest.mark.parametrize("delay_error", [False, True])
+def test_raising_reducer_fails_like_the_subscribed_chain(delay_error: bool) -> None:
+    def red(a: int, x: int) -> int:
+        if x == 7:
+            raise Boom("x == 7")
+        return a + x
+
+    fused, hidden = _both(lambda g, h: _src(g, h).reduce(red))
+    with plugins.collect_errors():
+        a = _run(fused, list(range(20)), 3, delay_error=delay_error)
+        b = _run(hidden, list(range(20)), 3, delay_error=delay_error)
+    a.assert_error(Boom)
+    assert _signals(a) == _signals(b)
+
+
+def test_reducer_returning_none_is_an_error() -> None:
+    fused, hidden = _both(lambda g, h: _src(g, h).reduce(lambda a, x: None))
+    a = _run(fused, list(range(10)), 2)
+    b = _run(hidden, list(range(10)), 2)
+    a.assert_error(Exception)
+    assert _signals(a) == _signals(b)
+    assert "None" in str(a.errors[0])
+
+
+def test_map_returning_none_or_raising_is_an_error() -> None:
+    for f in (lambda n: None, lambda n: 1 // 0):
+        fused, hidden = _both(lambda g, h, f=f: _src(g, h).count().map(f))
+        a = _run(fused, list(range(10)), 2)
+        b = _run(hidden, list(range(10)), 2)
+        a.assert_error(Exception)
+        assert _signals(a) == _signals(b)
+
+
+def test_collect_supplier_raising() -> None:
+    def supplier() -> list[int]:
+        raise Boom("supplier")
+
+    fused, hidden = _both(lambda g, h: _src(g, h).collect(supplier, lambda acc, x: None))
+    with plugins.collect_errors():
+        a = _run(fused, list(range(10)), 2)
+        b = _run(hidden, list(range(10)), 2)
+    a.assert_error(Boom)
+    assert _signals(a) == _signals(b)
+
+
+def test_empty_reduce_of_a_group_never_happens_but_reduce_of_filtered_group_completes_empty() -> None:
+    # a filter in front of the aggregate defeats the recognition; both complete empty per group
+    fused, hidden = _both(lambda g, h: _src(g, h).filter(lambda x: x > 1000).reduce(operator.add))
+    a = _run(fused, list(range(10)), 2)
+    b = _run(hidden, list(range(10)), 2)
+    a.assert_result()
+    assert _signals(a) == _signals(b)
+
+
+def test_short_circuit_cancels_the_group_and_a_later_element_opens_a_new_group() -> None:
+    # all(x < 5) is decided by 6 (key 0) and 5 (key 1): each group is cancelled, and every later
+    # element of its key opens a new group, decided at once (RxJava's groupBy does the same)
+    fused, hidden = _both(lambda g, h: _src(g, h).all(lambda x: x < 5).map(lambda b: (g.key, b)))
+    a = _run(fused, list(range(10)), 2)
+    b = _run(hidden, list(range(10)), 2)
+    a.assert_complete()
+    assert _signals(a) == _signals(b)
+    assert sorted(a.values) == [(0, False), (0, False), (1, False), (1, False), (1, False)]
+
+
+def test_upstream_error_reaches_the_folds() -> None:
+    src = Flowable.range(0, 10).concat_with(Flowable.error(Boom("up")))
+    for mapper in _both(lambda g, h: _src(g, h).count()):
+        ts = src.group_by(lambda x: x % 3).flat_map(mapper).test()
+        ts.assert_error(Boom).assert_no_values().assert_no_violations()
+
+
+def test_cancel_downstream_cancels_the_folds_and_the_upstream() -> None:
+    cancelled: list[bool] = []
+    src = Flowable.range(0, 1_000_000).do_on_cancel(lambda: cancelled.append(True))
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    src.group_by(lambda x: x % 5).flat_map(lambda g: g.count()).take(1).subscribe(ts)
+    ts.cancel()
+    ts.assert_no_values().assert_no_violations()
+    # nothing left running: the source is either cancelled or never pulled beyond its window
+    src2 = Flowable.never().group_by(lambda x: x).flat_map(lambda g: g.count())
+    ts2 = src2.test()
+    ts2.cancel()
+    ts2.assert_no_values().assert_no_violations()
+
+
+def test_one_by_one_and_bounded_concurrency() -> None:
+    data = list(range(300))
+    want = sorted(sum(x for x in data if x % 7 == k) for k in range(7))
+    for mc in (None, 7, 8):
+        ts = run_one_by_one(
+            Flowable.from_iterable(data).group_by(lambda x: x % 7).flat_map(lambda g: g.reduce(operator.add), max_concurrency=mc)
+        )
+        ts.assert_complete().assert_no_errors().assert_no_violations()
+        assert sorted(ts.values) == want
+
+
+def test_many_groups_fused_equals_dict() -> None:
+    n, keys = 20_000, 2_000
+    ts = (
+        Flowable.range(0, n)
+        .group_by(lambda x: x % keys)
+        .flat_map(lambda g: g.reduce(operator.add).map(lambda s: (g.key, s)), max_concurrency=None)
+        .test()
+    )
+    ts.assert_complete().assert_no_violations()
+    want: dict[int, int] = {}
+    for x in range(n):
+        want[x % keys] = want.get(x % keys, 0) + x
+    assert dict(ts.values) == want
