@@ -114,7 +114,8 @@ def batch_to_dicts(batch: Any) -> list[dict[str, Any]]:
         assert batch_to_dicts(pa.RecordBatch.from_pydict({"a": [1]})) == [{"a": 1}]
     """
     if not any(_has_map(t) for t in batch.schema.types):
-        return batch.to_pylist()  # pyarrow builds the dicts in C++: ~2x the zip below
+        dicts: list[dict[str, Any]] = batch.to_pylist()  # built in C++: ~1.6x the zip below
+        return dicts
     names = batch.schema.names
     return [dict(zip(names, row, strict=True)) for row in batch_to_rows(batch)]
 
