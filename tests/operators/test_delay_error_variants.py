@@ -335,3 +335,29 @@ def test_merge_delay_error_bad_arguments() -> None:
         Flowable.merge_delay_error(Flowable.just(1), Flowable.just(2), prefetch=0)
     with pytest.raises(ValueError, match="max_concurrency"):
         Flowable.merge_delay_error(Flowable.just(1), Flowable.just(2), max_concurrency=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# concat_map_delay_error: threads (race: the outer's error on its thread vs inners on theirs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_concat_map_delay_error_threaded_outer_error_comes_after_every_inner(seed: int) -> None:
+    outer: Any = ThreadedRange(0, 8, seed=seed, jitter=0.001, fail=Boom("up"))
+    ts = Flowable.from_publisher(outer).concat_map_delay_error(
+        lambda x: ThreadedRange(x * 10, 3, seed=seed + x, jitter=0.001), prefetch=3
+    ).test()
+    ts.await_done(10)
+    assert ts.values == [x * 10 + i for x in range(8) for i in range(3)]
+    ts.assert_error(Boom, match="up").assert_no_violations()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_concat_map_delay_error_boundary_threaded_inner_error_stops_after_that_inner(seed: int) -> None:
+    def mapper(x: int) -> Any:
+        return ThreadedRange(x * 10, 3, seed=seed + x, jitter=0.001, fail=Boom(x) if x == 3 else None)
+
+    ts = Flowable.range(0, 8).concat_map_delay_error(mapper, till_the_end=False).test()
+    ts.await_done(10)
+    assert ts.values == [x * 10 + i for x in range(4) for i in range(3)]
+    ts.assert_error(Boom, match="3").assert_no_violations()
