@@ -1,7 +1,12 @@
-"""TCK lines for the predicate-cut buffers and windows (``_facade_boundary.py``): ``make(n)`` emits
-exactly ``n`` elements. The boundary-Publisher forms (``buffer(boundary)``, ``window(boundary)``,
-``sample(sampler)``, ``debounce(selector)``, ``delay(selector)``) are overloads of methods that
-have their lines in ``library_publishers.py``; ``delay(selector)`` is verified here as well."""
+"""TCK lines for the predicate-cut buffers and windows (``_facade_boundary.py``) and for the
+Publisher-driven forms of ``buffer``, ``window``, ``sample``, ``debounce`` and ``delay`` (overloads
+of methods whose duration/count forms have their lines in ``library_publishers.py``): ``make(n)``
+emits exactly ``n`` elements.
+
+The boundary forms cannot be backpressured (RxJava 3: a boundary is a clock), so, as the
+``buffer_timed`` line, they are buffered after; their boundary is the source itself, shared with
+``publish(selector)``, so each element cuts once: ``n`` elements give ``n + 1`` lists (the first
+one empty), of which ``take(n)`` keeps ``n``."""
 
 from __future__ import annotations
 
@@ -51,6 +56,28 @@ ENTRIES: dict[str, Entry] = {
         lambda n: Flowable.range(0, 2 * n).window_while(_even, prefetch=8).concat_map(lambda w: w),
         max_elements=10_000,
         failed=lambda: _boom().window_while(_even),
+    ),
+    "buffer_hidden_boundary": Entry(
+        lambda n: Flowable.range(0, n).hide().publish(lambda s: s.buffer(s)).on_backpressure_buffer().take(n),
+        max_elements=10_000,
+        failed=lambda: _boom().buffer(Flowable.never()),
+    ),
+    "window_hidden_boundary": Entry(
+        lambda n: Flowable.range(0, n).hide().publish(lambda s: s.window(s)).on_backpressure_buffer().take(n),
+        max_elements=10_000,
+        failed=lambda: _boom().window(Flowable.never()),
+    ),
+    # each element samples the one before it; emit_last adds the last: n elements
+    "sample_hidden_sampler": Entry(
+        lambda n: Flowable.range(0, n).hide().publish(lambda s: s.sample(s, emit_last=True)).on_backpressure_buffer(),
+        max_elements=10_000,
+        failed=lambda: _boom().sample(Flowable.never()),
+    ),
+    # an empty debouncer lets every element through at once
+    "debounce_hidden_selector": Entry(
+        lambda n: Flowable.range(0, n).hide().debounce(lambda x: Flowable.empty()).on_backpressure_buffer(),
+        max_elements=10_000,
+        failed=lambda: _boom().debounce(lambda x: Flowable.never()),
     ),
     "delay_hidden_selector": Entry(
         lambda n: Flowable.range(0, n).hide().delay(lambda x: Flowable.empty()),
