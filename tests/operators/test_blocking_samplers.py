@@ -268,7 +268,12 @@ def test_close_from_another_thread_wakes_a_blocked_next(name: str, make: Callabl
     assert cancelled == [True]
 
 
-@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals go to the main thread")
+@pytest.mark.skipif(
+    threading.current_thread() is not threading.main_thread()
+    or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    or not hasattr(signal, "pthread_kill"),
+    reason="needs the main thread with Python's own SIGINT handler (POSIX)",
+)
 @pytest.mark.parametrize(("name", "make"), SAMPLERS[:2], ids=IDS[:2])
 def test_an_interrupt_while_waiting_cancels_and_propagates(name: str, make: Callable[[Flowable[int]], Any]) -> None:
     tp, src, cancelled = hot()

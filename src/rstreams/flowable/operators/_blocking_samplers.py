@@ -26,37 +26,46 @@ Leaving early cancels the upstream: ``close()`` (from any thread: a blocked ``ne
 the iteration ends), ``break`` out of ``for x in it``, an exception in the loop body, the ``with``
 block, or garbage collection. An exception while ``next()`` waits (``KeyboardInterrupt``) cancels
 the upstream and propagates: no thread and no subscription is left behind (the samplers start no
-thread of their own). There is no timeout: ``next()`` waits on a condition variable, waking every
-``_WAIT_SLICE`` seconds only as a backstop (a lost wake-up without the GIL delays, never hangs; it
-also lets a signal handler run promptly on platforms where a lock wait is not interruptible).
+thread of their own).
+
+No timeouts: ``next()`` waits on a condition variable until it is notified; nothing polls. Every
+state change a waiter needs (a sample, a terminal signal, a cancel) is followed by a notify that
+cannot be lost (see ``_wake``). On POSIX a signal interrupts that wait (``Ctrl-C`` raises
+``KeyboardInterrupt`` from ``next()`` at once); on Windows, where a lock wait ignores ``Ctrl-C``,
+the wait wakes every ``_INTERRUPT_SLICE`` seconds only to let the signal handler run.
 
 Concurrency: the upstream emits serially (rule 1.3) from any thread; the consumer is one thread.
 ``latest`` publishes ``(sequence number, element)`` as one reference store per element (no lock per
-element, and the consumer never loses or repeats one: it remembers the last number it returned);
-``next`` hands an element over only while the consumer said it waits (one lock round trip per
-element handed over, none for the dropped ones); ``most_recent`` is one reference store.
+element with the GIL, and the consumer never loses or repeats one: it remembers the last number it
+returned); ``next`` hands an element over only while the consumer said it waits (one lock round
+trip per element handed over, none for the dropped ones); ``most_recent`` is one reference store.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Generator
 from typing import Any, Final, Generic, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicRef
+from ..._internal.atomics import SEQUENTIAL_ATTRIBUTES, AtomicRef
 from ..._internal.requests import MAX_DEMAND
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription
 from ...errors import NoneElementError
 from .._flowable import Flowable
-from ._blocking import _END, _WAIT_SLICE, _none_argument, _subscribe_blocking
+from ._blocking import _END, _none_argument, _subscribe_blocking
 
 __all__ = ["BlockingSampler", "blocking_latest", "blocking_next", "blocking_most_recent"]
 
 T = TypeVar("T")
 
 _EMPTY: Final = object()  # blocking_next: no element handed over yet
+# None: wait until notified. Windows: a lock wait cannot be interrupted by Ctrl-C, so the wait wakes
+# this often only to let the signal handler run (nothing is polled: the state is re-checked and,
+# unchanged, waited for again)
+_INTERRUPT_SLICE: Final[float | None] = 0.25 if sys.platform == "win32" else None
 
 
 class _SamplerSubscriber(Generic[T]):
@@ -71,7 +80,9 @@ class _SamplerSubscriber(Generic[T]):
         self._done = False  # written after the last sample and after _error (the consumer reads it first)
         self._error: BaseException | None = None
         self._cancelled = False
-        self._cond = threading.Condition(threading.Lock())
+        # reentrant: a sampler collected by the garbage collector on the producer's thread while
+        # that thread notifies (inside _signal) cancels, and so notifies, again
+        self._cond = threading.Condition(threading.RLock())
         self._waiting = False  # the consumer sleeps on _cond (written under its lock)
         self._name = name
 
@@ -102,6 +113,22 @@ class _SamplerSubscriber(Generic[T]):
         with self._cond:
             self._cond.notify_all()
 
+    def _wake(self) -> None:
+        """Per-element producer side: notify only when the consumer sleeps. With the GIL, plain
+        attribute reads and writes are sequentially consistent: the consumer raises ``_waiting``
+        under the lock *before* its last look at the sample, the producer stores the sample
+        *before* reading ``_waiting``, so either the consumer sees the sample or the producer sees
+        the flag and then blocks on the lock until the consumer sleeps (race: "consumer about to
+        sleep" vs "producer stores", a lost wake-up otherwise). Without the GIL the flag is read
+        under the lock."""
+        if SEQUENTIAL_ATTRIBUTES:
+            if self._waiting:
+                self._signal()
+            return
+        with self._cond:
+            if self._waiting:
+                self._cond.notify_all()
+
     # -- consumer side --------------------------------------------------------------------------
     def cancel(self) -> None:
         """Any thread: cancel the upstream; a consumer blocked in :meth:`take` wakes up and ends."""
@@ -126,7 +153,7 @@ class _SamplerSubscriber(Generic[T]):
             self._waiting = True
             try:
                 while not self._ready() and not self._done and not self._cancelled:
-                    self._cond.wait(_WAIT_SLICE)
+                    self._cond.wait(_INTERRUPT_SLICE)
             finally:
                 self._waiting = False
 
@@ -155,8 +182,7 @@ class _LatestSubscriber(_SamplerSubscriber[T]):
         s = self._seq + 1
         self._seq = s
         self._cell = (s, item)
-        if self._waiting:  # the consumer sleeps: wake it (a lock only then)
-            self._signal()
+        self._wake()
 
     def on_next_batch(self, items: list[T]) -> None:
         """Library-internal batch hand-off: only the batch's last element can be the latest."""
