@@ -317,3 +317,14 @@ def test_property_the_answer_is_list_equality(a: list[int], b: list[int], prefet
     fb = Flowable.from_iterable(b)
     ts = seq(fa.hide() if hide_a else fa, fb.hide() if hide_b else fb, prefetch=prefetch).test()
     ts.assert_result(a == b).assert_no_violations()
+
+
+def test_an_error_racing_the_other_sources_completion_is_never_taken_for_a_completion() -> None:
+    # a's error and b's completion come from two threads; a drain on b's thread that saw a "done"
+    # with an empty queue before a's error was stored would answer True
+    for _ in range(200):
+        a = Flowable.concat(Flowable.range(0, 3), Flowable.error(Boom("a"))).subscribe_on(schedulers.io())
+        b = Flowable.range(0, 3).subscribe_on(schedulers.io())
+        ts = seq(a, b).test()
+        ts.await_done(5)
+        ts.assert_no_values().assert_error(Boom).assert_no_violations()
