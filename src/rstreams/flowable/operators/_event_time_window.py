@@ -1182,13 +1182,17 @@ class _EventTimeFlowable(Flowable[Window[Any, Any]]):
             sink = late
             on_next = late.on_next
 
-            def late_fn(x: Any, start: float, end: float, wm: float) -> None:
+            def to_processor(x: Any, start: float, end: float, wm: float) -> None:
                 on_next(x)
+
+            late_fn = to_processor
         else:
             cb = cast("Callable[[Any], object]", late)
 
-            def late_fn(x: Any, start: float, end: float, wm: float) -> None:
+            def to_callback(x: Any, start: float, end: float, wm: float) -> None:
                 cb(x)
+
+            late_fn = to_callback
 
         s = self._scheduler
         worker = s.create_worker() if s is not None else None
