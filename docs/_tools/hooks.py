@@ -17,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.append(HERE)
 # imported now: MkDocs restores sys.path once the hook module is loaded
+import benchplot  # noqa: E402
 import marble_scenarios  # noqa: E402
 
 PAGES: dict[str, tuple[str, str]] = {
@@ -121,3 +122,20 @@ def on_files(files: Any, config: Any) -> Any:
             files.remove(existing)
         files.append(File.generated(config, path, content=content))
     return files
+
+
+def perf_charts_markdown() -> str:
+    """The Performance page's charts: per committed run, its machine and date, then its charts."""
+    parts: list[str] = []
+    for run in reversed(benchplot.runs()):  # newest file name first
+        doc = benchplot.load(run)
+        parts += [f"## `{run}`", "", f"Run: {benchplot.run_label(doc)}. Data: [perf/data/{run}.json](perf/data/{run}.json).", ""]
+        for name in benchplot.charts(run):
+            parts += [f"![{name[:-4]}](perf/{name}){{ .bench }}", ""]
+    return "\n".join(parts) if parts else "(No benchmark run is committed under docs/perf/data yet.)"
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    if page.file.src_uri == "performance.md":
+        return markdown.replace("<!-- perf:charts -->", perf_charts_markdown())
+    return markdown
