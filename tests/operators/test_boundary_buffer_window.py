@@ -263,3 +263,138 @@ def test_window_boundary_race_source_thread_vs_boundary_thread() -> None:
     ts.await_done(10).assert_complete().assert_no_violations()
     flat = [x for lst in ts.values for x in lst]
     assert flat == list(range(n))
+
+
+# -- buffer(openings, closing_selector) ----------------------------------------------------------
+
+
+def _opening() -> tuple[TestPublisher[int], TestPublisher[int], dict[int, TestPublisher[str]], Any]:
+    src: TestPublisher[int] = TestPublisher.create()
+    opens: TestPublisher[int] = TestPublisher.create()
+    closers: dict[int, TestPublisher[str]] = {}
+
+    def closing(o: int) -> TestPublisher[str]:
+        closers[o] = TestPublisher.create()
+        return closers[o]
+
+    return src, opens, closers, closing
+
+
+def test_buffer_openings_overlapping_lists_close_in_closing_order() -> None:
+    src, opens, closers, closing = _opening()
+    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
+    src.next(0)  # no list open: dropped
+    opens.next(1)
+    src.next(1)
+    opens.next(2)
+    src.next(2)
+    closers[2].next("x")  # closes the second list first
+    src.next(3)
+    closers[1].complete()  # completion closes too
+    ts.assert_values([2], [1, 2, 3]).assert_not_complete()
+    assert closers[2].was_cancelled
+    opens.complete()  # nothing open, openings done: the stream ends, the source is cancelled
+    ts.assert_complete().assert_no_violations()
+    assert src.was_cancelled
+
+
+def test_buffer_openings_source_completion_emits_open_lists_in_opening_order() -> None:
+    src, opens, closers, closing = _opening()
+    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
+    opens.next(1)
+    src.next(1)
+    opens.next(2)
+    src.next(2)
+    src.complete()
+    ts.assert_result([1, 2], [2]).assert_no_violations()
+    assert opens.was_cancelled and closers[1].was_cancelled and closers[2].was_cancelled
+
+
+def test_buffer_openings_openings_done_waits_for_open_lists() -> None:
+    src, opens, closers, closing = _opening()
+    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
+    opens.next(1)
+    opens.complete()
+    src.next(5)
+    assert not src.was_cancelled
+    closers[1].next("x")
+    ts.assert_result([5]).assert_no_violations()
+    assert src.was_cancelled
+
+
+def test_buffer_openings_virtual_time() -> None:
+    ts = TestScheduler()
+    sub = (
+        Flowable.interval(0.25, scheduler=ts)
+        .buffer(Flowable.interval(1.1, scheduler=ts), lambda o: Flowable.timer(0.6, ts))
+        .take(2)
+        .test()
+    )
+    ts.advance_by(3)
+    # lists open at 1.1 and 2.2 and close 0.6 later: ticks at 1.25, 1.5 and 2.25, 2.5, 2.75
+    sub.assert_result([4, 5], [8, 9, 10]).assert_no_violations()
+
+
+def test_buffer_openings_closed_lists_wait_for_demand() -> None:
+    src, opens, closers, closing = _opening()
+    ts: TestSubscriber[list[int]] = TestSubscriber(0)
+    Flowable.from_publisher(src).buffer(opens, closing).subscribe(ts)
+    opens.next(1)
+    src.next(1)
+    closers[1].next("x")
+    ts.assert_no_values().assert_no_errors()
+    ts.request(1)
+    ts.assert_values([1]).assert_no_violations()
+
+
+@pytest.mark.parametrize("which", ["source", "openings", "closer", "selector", "none"])
+def test_buffer_openings_errors(which: str) -> None:
+    src: TestPublisher[int] = TestPublisher.create()
+    opens: TestPublisher[int] = TestPublisher.create()
+    closer: TestPublisher[str] = TestPublisher.create()
+
+    def closing(o: int) -> Any:
+        if which == "selector":
+            raise Boom("selector")
+        if which == "none":
+            return None
+        return closer
+
+    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
+    opens.next(1)
+    src.next(1)
+    if which == "source":
+        src.error(Boom("src"))
+    elif which == "openings":
+        opens.error(Boom("open"))
+    elif which == "closer":
+        closer.error(Boom("close"))
+    ts.assert_no_values().assert_error(Exception).assert_no_violations()
+    if which in ("selector", "source", "openings", "closer"):
+        ts.assert_error(Boom)
+    assert src.was_cancelled or which == "source"
+
+
+def test_rule_3_13_buffer_openings_cancel_disposes_everything() -> None:
+    src, opens, closers, closing = _opening()
+    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
+    opens.next(1)
+    ts.cancel()
+    assert src.was_cancelled and opens.was_cancelled and closers[1].was_cancelled
+    ts.assert_empty().assert_no_violations()
+
+
+def test_rule_3_9_buffer_openings_bad_request() -> None:
+    src, opens, closers, closing = _opening()
+    ts: TestSubscriber[list[int]] = TestSubscriber(0)
+    Flowable.from_publisher(src).buffer(opens, closing).subscribe(ts)
+    ts.request(0)
+    ts.assert_error(ValueError, match="3.9").assert_no_violations()
+    assert src.was_cancelled and opens.was_cancelled
+
+
+def test_buffer_openings_bad_arguments() -> None:
+    with pytest.raises(TypeError, match="closing selector"):
+        Flowable.just(1).buffer(Flowable.never(), 3)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="openings Publisher"):
+        Flowable.just(1).buffer(3, lambda o: Flowable.never())  # type: ignore[call-overload]

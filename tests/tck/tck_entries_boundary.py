@@ -67,6 +67,13 @@ ENTRIES: dict[str, Entry] = {
         max_elements=10_000,
         failed=lambda: _boom().window(Flowable.never()),
     ),
+    # each element opens a list that an empty closer closes at once: n empty lists; closed lists
+    # wait for demand (no buffering needed after it)
+    "buffer_hidden_openings": Entry(
+        lambda n: Flowable.range(0, n).hide().publish(lambda s: s.buffer(s, lambda o: Flowable.empty())),
+        max_elements=10_000,
+        failed=lambda: _boom().buffer(Flowable.never(), lambda o: Flowable.never()),
+    ),
     # each element samples the one before it; emit_last adds the last: n elements
     "sample_hidden_sampler": Entry(
         lambda n: Flowable.range(0, n).hide().publish(lambda s: s.sample(s, emit_last=True)).on_backpressure_buffer(),

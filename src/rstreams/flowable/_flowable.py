@@ -1195,7 +1195,14 @@ class Flowable(
     @overload
     def buffer(self, boundary: Publisher[Any], /) -> Flowable[list[T]]: ...
 
-    def buffer(self, count: int | Publisher[Any], skip: int | None = None) -> Flowable[list[T]]:
+    @overload
+    def buffer(
+        self, openings: Publisher[U], closing_selector: Callable[[U], Publisher[Any]], /
+    ) -> Flowable[list[T]]: ...
+
+    def buffer(
+        self, count: int | Publisher[Any], skip: int | Callable[[Any], Publisher[Any]] | None = None
+    ) -> Flowable[list[T]]:
         """Emit lists of ``count`` elements, starting a new list every ``skip`` elements
         (default ``skip = count``: consecutive, non-overlapping lists). The last list may be short.
 
@@ -1203,18 +1210,27 @@ class Flowable(
         collected so far at each of its elements (an empty list too); when the source or the
         boundary completes, emit the last list (possibly empty) and complete.
 
+        Given ``openings`` and ``closing_selector`` (RxJava's ``buffer(Publisher, Function)``):
+        each element of ``openings`` opens a list, closed (and emitted) by the first signal of
+        ``closing_selector(that element)``; lists may overlap; open lists are emitted when the
+        source completes.
+
         Example::
 
             Flowable.range(0, 5).buffer(2).test().assert_result([0, 1], [2, 3], [4])
             ts = TestScheduler(); tp = TestPublisher.create()
             sub = Flowable.from_publisher(tp).buffer(Flowable.interval(1.0, scheduler=ts)).test()
             tp.next(1, 2); ts.advance_by(1); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
+            tp = TestPublisher.create(); opens = TestPublisher.create(); close = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).buffer(opens, lambda o: close).test()
+            tp.next(1); opens.next(0); tp.next(2, 3); close.next(0); sub.assert_values([2, 3])
 
         Backpressure: a request for n lists asks upstream for about n * skip elements. With a
         boundary, the source and the boundary are requested unbounded (RxJava 3); a boundary signal
         that finds no demand signals ``MissingBackpressureError``; the last list waits for demand.
+        With openings, everything is requested unbounded and closed lists wait for demand.
         Scheduler: none; lists go out on the upstream's thread (a list held at completion, on the thread
-        that requests it), or the boundary's.
+        that requests it), or the boundary's (the closing Publisher's).
         """
         return _i_buffer(self, count, skip)
 

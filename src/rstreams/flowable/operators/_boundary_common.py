@@ -61,7 +61,7 @@ class OtherSubscriber:
         if item is None:
             raise none_refused("on_next")  # rule 2.13
         if not self._done:
-            self._parent.other_next(self)
+            self._parent.other_next(self, item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:

@@ -13,7 +13,8 @@ Three shapes, as RxJava, each translating downstream demand for *lists* into ups
   ones for ``n * skip``. On completion the open lists are a tail emitted with the post-complete idiom
   (:class:`~._take_last.PostCompleteSubscriber`): request vs on_complete share one atomic counter.
 
-``buffer(boundary)`` (a Publisher as the first argument) is ``_buffer_boundary.py``.
+``buffer(boundary)`` (a Publisher as the first argument) is ``_buffer_boundary.py``;
+``buffer(openings, closing_selector)`` is ``_buffer_openings.py``.
 
 Demand arithmetic uses ``mul_cap``/``add_cap`` (capped at ``2**63 - 1``).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import sys
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any, TypeVar, final
 
@@ -36,6 +37,7 @@ from .._base import BasicSubscriber
 from .._flowable import Flowable
 from .._fused import Ahead, FusedFlowable, Fusion, Sizer, none_index
 from ._buffer_boundary import buffer_boundary
+from ._buffer_openings import buffer_openings
 from ._take_last import PostCompleteSubscriber
 
 __all__ = ["buffer"]
@@ -256,11 +258,22 @@ class _Buffers:
         return self._ended or self._below.done(early)
 
 
-def buffer(source: Flowable[T], count: int | Publisher[Any], skip: int | None = None) -> Flowable[list[T]]:
+def buffer(
+    source: Flowable[T],
+    count: int | Publisher[Any],
+    skip: int | Callable[[Any], Publisher[Any]] | None = None,
+) -> Flowable[list[T]]:
     if not isinstance(count, int) and hasattr(count, "subscribe"):
-        if skip is not None:
-            raise TypeError("buffer(): a boundary Publisher takes no skip")
-        return buffer_boundary(source, count)
+        if skip is None:
+            return buffer_boundary(source, count)
+        if callable(skip):
+            return buffer_openings(source, count, skip)
+        raise TypeError(
+            f"buffer(): with an openings Publisher the second argument must be a closing selector "
+            f"(callable), got {type(skip).__name__}"
+        )
+    if callable(skip):
+        raise TypeError("buffer(): a closing selector needs an openings Publisher as the first argument")
     c = _check_positive("buffer", "count", count)
     s = c if skip is None else _check_positive("buffer", "skip", skip)
     fz = source._fused()
@@ -269,9 +282,11 @@ def buffer(source: Flowable[T], count: int | Publisher[Any], skip: int | None = 
         sizer: Sizer | None = None
         if up is not None:
 
-            def sizer() -> int | None:
+            def lists() -> int | None:
                 size = up()
                 return None if size is None else -(-size // c)
+
+            sizer = lists
 
         f = fz
 

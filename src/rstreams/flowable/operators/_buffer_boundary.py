@@ -82,7 +82,7 @@ class _BufferBoundarySubscriber(DrivenBase):
         self._out.run(self._finish)
 
     # -- boundary --------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber) -> None:
+    def other_next(self, other: OtherSubscriber, item: Any) -> None:
         self._out.run(self._cut)
 
     def other_error(self, other: OtherSubscriber, error: BaseException) -> None:

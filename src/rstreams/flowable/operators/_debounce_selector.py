@@ -111,7 +111,7 @@ class _DebounceSelectorSubscriber(DrivenBase):
         self._out.run(lambda: self._finish(p))
 
     # -- debouncers ------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber) -> None:
+    def other_next(self, other: OtherSubscriber, item: Any) -> None:
         other.dispose()
         p = other.kind
         self._out.run(lambda: self._emit(p))

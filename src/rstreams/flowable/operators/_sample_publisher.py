@@ -74,7 +74,7 @@ class _SamplePublisherSubscriber(DrivenBase):
         self._out.run(self._finish)
 
     # -- sampler ---------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber) -> None:
+    def other_next(self, other: OtherSubscriber, item: Any) -> None:
         self._out.run(self._sample)
 
     def other_error(self, other: OtherSubscriber, error: BaseException) -> None:

@@ -145,7 +145,7 @@ class _WindowBoundarySubscriber(DrivenBase):
         self._out.run(lambda: self._end(None))
 
     # -- boundary --------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber) -> None:
+    def other_next(self, other: OtherSubscriber, item: Any) -> None:
         self._out.run(self._rotate)
 
     def other_error(self, other: OtherSubscriber, error: BaseException) -> None:
