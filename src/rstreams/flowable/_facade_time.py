@@ -415,6 +415,10 @@ class TimeOperatorsMixin(Generic[T]):
         buffer_size: int = 128,
         *,
         slow_group: Literal["error", "wait"] = "error",
+        expire_after_count: int | None = None,
+        expire_after: float | None = None,
+        expire_after_idle: float | None = None,
+        scheduler: Scheduler | None = None,
     ) -> Flowable[GroupedFlowable[K, T]]: ...
 
     @overload
@@ -425,6 +429,10 @@ class TimeOperatorsMixin(Generic[T]):
         buffer_size: int = 128,
         *,
         slow_group: Literal["error", "wait"] = "error",
+        expire_after_count: int | None = None,
+        expire_after: float | None = None,
+        expire_after_idle: float | None = None,
+        scheduler: Scheduler | None = None,
     ) -> Flowable[GroupedFlowable[K, V]]: ...
 
     def group_by(
@@ -434,6 +442,10 @@ class TimeOperatorsMixin(Generic[T]):
         buffer_size: int = 128,
         *,
         slow_group: Literal["error", "wait"] = "error",
+        expire_after_count: int | None = None,
+        expire_after: float | None = None,
+        expire_after_idle: float | None = None,
+        scheduler: Scheduler | None = None,
     ) -> Flowable[GroupedFlowable[Any, Any]]:
         """Split into groups by ``key_fn``: emits a ``GroupedFlowable`` (with a ``key`` attribute) per
         new key, holding ``value_fn(element)`` (default: the element) of that key.
@@ -442,10 +454,25 @@ class TimeOperatorsMixin(Generic[T]):
         by then is abandoned (completed after the element that created it; the key's next element
         starts a new group).
 
+        Group expiry keeps keyed pipelines over endless streams bounded: a group completes (after
+        the elements it holds) and frees its state ``expire_after_count`` elements after it opened,
+        ``expire_after`` seconds after it opened, or ``expire_after_idle`` seconds after its last
+        element, whichever comes first; the key's next element opens a new group (a new
+        ``GroupedFlowable``). An element at or after its group's deadline opens the new group, so
+        an element at the same instant as the expiry goes to exactly one group. RxJava 3 bounds
+        groups with an evicting map instead (``groupBy(..., evictingMapFactory)``); these are
+        Reactor/Flink-style inactivity and age timeouts, plus a count.
+
+        ``flat_map(lambda g: g.count())`` (or ``reduce``, ``to_list``, ``collect``, ``all``, ... of
+        the group, optionally followed by ``map``) folds each group in place: no subscriber chain
+        per group, the same signals.
+
         Example::
 
             Flowable.range(0, 6).group_by(lambda x: x % 2).flat_map(
                 lambda g: g.to_list().map(lambda xs: (g.key, xs))).test().assert_result((0, [0, 2, 4]), (1, [1, 3, 5]))
+            Flowable.range(0, 6).group_by(lambda x: x % 2, expire_after_count=2).flat_map(
+                lambda g: g.to_list()).test().assert_result([0, 2], [1, 3], [4], [5])
 
         Backpressure: the upstream is asked for ``buffer_size`` elements and replenished as groups
         consume. A new key without demand for a new group, or one group holding ``buffer_size``
@@ -454,9 +481,22 @@ class TimeOperatorsMixin(Generic[T]):
         ``flat_map``, ``on_backpressure_buffer()`` inside the group, a larger ``buffer_size``).
         ``slow_group="wait"`` makes the slow-group case plain backpressure instead (RxJava 3): the
         upstream waits for the slow group, and a subscribed group that never requests stalls all.
-        Scheduler: none; groups emit on the upstream's thread or their subscriber's requesting thread.
+        Scheduler: none without ``expire_after``/``expire_after_idle``: groups emit on the upstream's
+        thread or their subscriber's requesting thread. With them, the deadlines are measured and
+        the timers run on ``scheduler`` (default: computation), and a group's completion may be
+        emitted on its thread.
         """
-        return _i_group_by(_f(self), key_fn, value_fn, buffer_size, slow_group)
+        return _i_group_by(
+            _f(self),
+            key_fn,
+            value_fn,
+            buffer_size,
+            slow_group,
+            expire_after_count,
+            expire_after,
+            expire_after_idle,
+            scheduler,
+        )
 
     @overload
     def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]: ...

@@ -64,6 +64,7 @@ Races and guards:
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -76,12 +77,13 @@ from ..._internal.requests import MAX_DEMAND, add_request, validate_request
 from ..._internal.subscriptions import CANCELLED, error_empty
 from ..._spec import Subscriber, Subscription
 from ...errors import MissingBackpressureError
+from ...schedulers import Scheduler, Worker
 from .._base import none_result_error
 from .._enums import NOTSET
 from .._flowable import Flowable
 from ._aggregate import _STOP, _AggregateFlowable, _Count, _Folder, _Reduce, _stop_value, _ToList
 from ._map_filter import _MapFlowable
-from ._time_common import NOOP
+from ._time_common import NOOP, check_count, check_duration, resolve_scheduler
 from ._unicast_group import _SUBSCRIBED, UnicastGroup
 
 __all__ = ["group_by", "GroupedFlowable", "FOLDABLE", "group_fold"]
@@ -121,11 +123,17 @@ class _GroupState(UnicastGroup):
     its share of ``_live`` when cancelled or abandoned.
     """
 
-    __slots__ = ("key",)
+    # seen/due/age_due/timer: expiry only (set by _ExpiringGroupBySubscriber, under its lock)
+    __slots__ = ("key", "seen", "due", "age_due", "timer")
+    seen: int  # elements routed to it
+    due: float  # when it expires (scheduler time; inf: never by time)
+    age_due: float  # its expire_after deadline (inf: none)
+    timer: Any  # its pending timer's handle, or None
 
     def __init__(self, key: Any, parent: _GroupBySubscriber) -> None:
-        # the parent's callbacks are bound once and shared by every group (no per-group objects)
-        super().__init__(parent._release_cb, parent._replenish_cb)
+        # the parent's callbacks are bound once and shared by every group (no per-group objects);
+        # with expiry the groups share the parent's lock (see _ExpiringGroupBySubscriber)
+        super().__init__(parent._release_cb, parent._replenish_cb, parent._dict_lock)
         self.key = key
 
     def _subscribed_twice(self) -> str:
@@ -160,10 +168,10 @@ class _MainOut:
         d.on_complete()
 
 
-@final
 class _GroupBySubscriber:
     _rs_no_wrap = True
     __slots__ = (
+        "_dict_lock",
         "_out",
         "_hs",
         "_upstream",
@@ -218,6 +226,8 @@ class _GroupBySubscriber:
         self._consuming = AtomicInt(0)
         self._release_cb = self.group_released
         self._replenish_cb = self.replenish
+        # None: the dict is the upstream thread's alone; with expiry, timers touch it too
+        self._dict_lock: threading.Lock | None = None
 
     # -- upstream side -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -344,8 +354,13 @@ class _GroupBySubscriber:
 
         ``_open`` also counts groups cancelled by their subscriber but not yet evicted (eviction
         waits for their key to come again): they wait for nothing, so they do not count. Runs only
-        when a group's queue is full (upstream thread, like every dict access).
+        when a group's queue is full (upstream thread, like every dict access; with expiry under
+        the dict's lock: a timer may evict a group meanwhile).
         """
+        lock = self._dict_lock
+        if lock is not None:
+            with lock:
+                return any(other is not g and not other.cancelled for other in self._groups.values())
         for other in self._groups.values():
             if other is not g and not other.cancelled:
                 return True
@@ -366,24 +381,58 @@ class _GroupBySubscriber:
             )
             return
         g = _GroupState(key, self)
-        self._groups[key] = g
-        self._open += 1
         self._live.increment_and_get()
         g.q = deque((v,))  # the producer's first append (UnicastGroup.push)
+        lock = self._dict_lock
+        if lock is None:
+            self._groups[key] = g
+            self._open += 1
+        else:
+            self._opened(g)  # expiry: its deadlines and timer; inserted under the lock
         self._emitted_groups += 1
         self._hs.on_next(GroupedFlowable(key, g))
         if not g._flags & _SUBSCRIBED and g.try_abandon():  # a raised flag is final: plain read first
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
-            del self._groups[key]
-            self._open -= 1
             g.replenish = None  # its element is replenished here, not when a late subscriber takes it
-            g.release()  # cancels the upstream if the main was cancelled meanwhile
-            g.on_complete()
+            if self._evict(g):  # else a timer expired it meanwhile (and completes it)
+                g.release()  # cancels the upstream if the main was cancelled meanwhile
+                g.on_complete()
             self.replenish(1)
+        elif lock is not None and g.seen == self._count_limit():
+            if self._evict(g):
+                self._expire(g)  # expire_after_count=1: the group is its first element
         elif g.q:
             self._parked(g)
         else:
             g.q = None  # consumed during the emission: an idle group holds no queue (UnicastGroup.trim)
+
+    def _evict(self, g: _GroupState) -> bool:
+        """Remove ``g`` from the dict if it is still there; True when this call removed it (the
+        remover completes it: with expiry, a timer and the upstream thread may both try)."""
+        lock = self._dict_lock
+        if lock is None:
+            del self._groups[g.key]
+            self._open -= 1
+            return True
+        with lock:
+            if self._groups.get(g.key) is not g:
+                return False
+            del self._groups[g.key]
+            self._open -= 1
+            return True
+
+    # -- expiry hooks (see _ExpiringGroupBySubscriber) ---------------------------------------------
+    def _opened(self, g: _GroupState) -> None:  # pragma: no cover - expiry only
+        raise NotImplementedError
+
+    def _count_limit(self) -> int | None:
+        return None
+
+    def _expire(self, g: _GroupState) -> None:  # pragma: no cover - expiry only
+        raise NotImplementedError
+
+    def _stop_timers(self) -> None:
+        """Upstream terminated or cancelled: no group expires any more (expiry only)."""
 
     def on_error(self, error: BaseException) -> None:
         if self._done:
@@ -397,14 +446,26 @@ class _GroupBySubscriber:
         self._terminate(None)
 
     def _fail(self, error: BaseException) -> None:
-        self._upstream.cancel()
+        self._cancel_upstream()
         self._terminate(error)
+
+    def _cancel_upstream(self) -> None:
+        self._upstream.cancel()
+        self._stop_timers()
 
     def _terminate(self, error: BaseException | None) -> None:
         self._done = True
-        groups = list(self._groups.values())
-        self._groups.clear()
-        self._open = 0
+        self._stop_timers()
+        lock = self._dict_lock
+        if lock is None:
+            groups = list(self._groups.values())
+            self._groups.clear()
+            self._open = 0
+        else:
+            with lock:  # race: a timer expiring a group (whoever removes a group completes it)
+                groups = list(self._groups.values())
+                self._groups.clear()
+                self._open = 0
         for g in groups:
             if error is None:
                 g.on_complete()
@@ -445,9 +506,9 @@ class _GroupBySubscriber:
                 c.decrement_and_get()
 
     def group_released(self) -> None:
-        """A group was cancelled or abandoned (once per group: ``UnicastGroup.release``)."""
+        """A group was cancelled, abandoned or expired (once per group: ``UnicastGroup.release``)."""
         if self._live.decrement_and_get() == 0:
-            self._upstream.cancel()
+            self._cancel_upstream()
 
     # -- main subscription -----------------------------------------------------------------------
     def request(self, n: int) -> None:
@@ -469,7 +530,235 @@ class _GroupBySubscriber:
 
     def _release_main(self) -> None:
         if self._live.decrement_and_get() == 0:
-            self._upstream.cancel()
+            self._cancel_upstream()
+
+
+@final
+class _ExpiringGroupBySubscriber(_GroupBySubscriber):
+    """group_by with group expiry: ``expire_after_count``, ``expire_after`` (since the group
+    opened) and ``expire_after_idle`` (since its last element).
+
+    An expired group leaves the dict, releases its share of ``_live`` and completes (after the
+    elements it already holds); the key's next element opens a new group. Timers run on a worker
+    of ``scheduler`` (one per subscription, disposed when the upstream terminates or is
+    cancelled); each group has at most one pending timer (idle groups re-arm it lazily: an element
+    only moves the group's deadline, ``due``).
+
+    Races and guards: the timer thread vs the upstream thread. ``_dict_lock`` guards the dict,
+    ``_open`` and each group's expiry fields, and is also every group's own lock
+    (:class:`UnicastGroup`'s ``wip``/``requested``/flags), so one acquisition per element both
+    looks the group up and claims its drain. Whoever removes a group from the dict under the lock
+    completes it (the upstream thread at a count limit, at a deadline it sees first, or at
+    abandonment; the timer; ``_terminate``), so a group completes once and an element is either
+    queued into (or handed to) the group before it is removed, or finds it gone and opens a new
+    group: an element at the same instant as the expiry goes to exactly one group. An element
+    whose time is at or past its group's deadline (the timer is late, or runs at that same
+    virtual instant after it) opens a new group, so the outcome does not depend on which of the
+    two threads comes first. The fast path claims the group's ``wip`` under the lock instead of
+    only reading it (a timer completing the group meanwhile is drained by :meth:`UnicastGroup.leave`
+    after the element, never beside it: rule 1.3). The lock is never held while calling out.
+    """
+
+    __slots__ = ("_max_count", "_age", "_idle", "_timed", "_scheduler", "_worker", "_now", "_on_timer_cb")
+
+    def __init__(
+        self,
+        downstream: Subscriber[Any],
+        key_fn: Callable[[Any], Any],
+        value_fn: Callable[[Any], Any] | None,
+        buffer_size: int,
+        error_on_slow: bool,
+        max_count: int | None,
+        age: float | None,
+        idle: float | None,
+        scheduler: Scheduler | None,
+    ) -> None:
+        super().__init__(downstream, key_fn, value_fn, buffer_size, error_on_slow)
+        self._dict_lock = threading.Lock()  # see the class docstring
+        self._max_count = max_count
+        self._age = age
+        self._idle = idle
+        self._timed = age is not None or idle is not None
+        self._scheduler = scheduler
+        self._worker: Worker | None = None
+        self._now: Callable[[], float] = _zero if scheduler is None else scheduler.now
+        self._on_timer_cb = self._on_timer
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is CANCELLED and self._scheduler is not None:
+            self._worker = self._scheduler.create_worker()
+        super().on_subscribe(subscription)
+
+    def _count_limit(self) -> int | None:
+        return self._max_count
+
+    def _stop_timers(self) -> None:
+        w = self._worker
+        if w is not None:
+            w.dispose()  # drops every pending timer (and the groups they reference)
+
+    def _opened(self, g: _GroupState) -> None:
+        now = self._now()
+        age = self._age
+        g.seen = 1
+        g.age_due = _INF if age is None else now + age
+        idle = self._idle
+        due = g.age_due if idle is None else min(g.age_due, now + idle)
+        g.due = due
+        g.timer = None
+        with self._dict_lock:  # type: ignore[union-attr]  # set in __init__
+            self._groups[g.key] = g
+            self._open += 1
+        w = self._worker
+        if w is not None and due < _INF:
+            g.timer = w.schedule(functools.partial(self._on_timer_cb, g), due - now)
+
+    def _on_timer(self, g: _GroupState) -> None:
+        """A group's timer (the scheduler's thread): expire it, or re-arm for its moved deadline."""
+        now = self._now()
+        with self._dict_lock:  # type: ignore[union-attr]
+            if self._groups.get(g.key) is not g:
+                return  # gone: expired, evicted or terminated already
+            due = g.due
+            if now < due:
+                expire = False
+            else:
+                del self._groups[g.key]
+                self._open -= 1
+                expire = True
+        if expire:
+            self._expire(g)
+            return
+        w = self._worker
+        if w is not None:
+            g.timer = w.schedule(functools.partial(self._on_timer_cb, g), due - now)
+
+    def _expire(self, g: _GroupState) -> None:
+        """``g`` left the dict (this thread removed it): it completes after what it holds."""
+        t = g.timer
+        g.timer = None
+        if t is not None:
+            t.dispose()
+        g.release()  # no longer keeps the upstream alive
+        g.on_complete()  # its only producer now: whoever removed it from the dict
+
+    # -- upstream side -------------------------------------------------------------------------
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        try:
+            key = self._key_fn(item)
+            vf = self._value_fn
+            if vf is not None:
+                item = vf(item)
+                if item is None:
+                    raise none_result_error("group_by", "value_fn")
+            hash(key)  # an unhashable key fails the stream here (rule 2.13)
+        except Exception as e:
+            self._fail(e)
+            return
+        if self._next(key, item):
+            f = self._fast + 1
+            if f >= self._limit:
+                self._fast = 0
+                self._upstream.request(f)
+            else:
+                self._fast = f
+
+    def run_fused(self, it: Any, permits: int, pull: _PullSubscription) -> bool:
+        if self._done:
+            return True
+        key_fn = self._key_fn
+        vf = self._value_fn
+        step = self._next
+        try:
+            for item in it:
+                if pull.cancelled:
+                    return True
+                if item is None:
+                    raise pull._fusion.none_error()
+                key = key_fn(item)
+                if vf is not None:
+                    item = vf(item)
+                    if item is None:
+                        raise none_result_error("group_by", "value_fn")
+                if step(key, item):
+                    continue  # consumed at once: no permit used
+                if self._done:
+                    return True
+                permits -= 1
+                if permits == 0:
+                    return False
+        except Exception as e:
+            if not self._done:
+                self._fail(e)
+            else:
+                plugins.on_error(e, "group_by: error after termination")
+            return True
+        if not self._done:
+            self._terminate(None)
+        return True
+
+    def _next(self, key: Any, item: Any) -> bool:
+        """Route one element (upstream thread); True when it went out on the fast path."""
+        now = self._now() if self._timed else 0.0
+        stale: _GroupState | None = None
+        last = False
+        fn: Callable[[Any], Any] | None = None
+        with self._dict_lock:  # type: ignore[union-attr]
+            groups = self._groups
+            g = groups.get(key)
+            if g is not None and (g.cancelled or now >= g.due):
+                del groups[key]  # evicted: cancelled by its subscriber, or at/after its deadline
+                self._open -= 1
+                if not g.cancelled:
+                    stale = g
+                g = None
+            if g is not None:
+                idle = self._idle
+                if idle is not None:
+                    d = now + idle
+                    g.due = d if d < g.age_due else g.age_due
+                seen = g.seen + 1
+                g.seen = seen
+                if seen == self._max_count:
+                    del groups[key]  # the group's last element: the next one opens a new group
+                    self._open -= 1
+                    last = True
+                fn = g.fast_on_next
+                if fn is not None and g.wip == 0:
+                    g.wip = 1  # the fast path claims the group's drain (the group's lock is this one)
+                else:
+                    fn = None
+                    g.push(item)  # under the lock: before any expiry of this group
+        if stale is not None:
+            self._expire(stale)
+        if g is None:
+            self._new_group(key, item)
+            return False
+        if fn is not None:
+            try:
+                fn(item)
+            finally:
+                g.leave()
+            if last:
+                self._expire(g)
+            return True
+        g.drain()
+        if g.q:
+            self._parked(g)
+        else:
+            g.trim()
+        if last:
+            self._expire(g)
+        return False
+
+
+def _zero() -> float:
+    return 0.0
+
+
+_INF: Final = float("inf")
 
 
 @final
@@ -535,7 +824,7 @@ class _PullSubscription:
 
 @final
 class _GroupByFlowable(Flowable[Any]):
-    __slots__ = ("_source", "_key_fn", "_value_fn", "_buffer_size", "_error_on_slow")
+    __slots__ = ("_source", "_key_fn", "_value_fn", "_buffer_size", "_error_on_slow", "_expiry")
 
     def __init__(
         self,
@@ -544,16 +833,23 @@ class _GroupByFlowable(Flowable[Any]):
         value_fn: Callable[[Any], Any] | None,
         buffer_size: int,
         error_on_slow: bool,
+        expiry: tuple[int | None, float | None, float | None, Scheduler | None] | None = None,
     ) -> None:
         self._source = source
         self._key_fn = key_fn
         self._value_fn = value_fn
         self._buffer_size = buffer_size
         self._error_on_slow = error_on_slow
+        self._expiry = expiry  # (max count, age, idle, scheduler), or None: groups never expire
 
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
-        parent = _GroupBySubscriber(
-            subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow
+        x = self._expiry
+        parent = (
+            _GroupBySubscriber(subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow)
+            if x is None
+            else _ExpiringGroupBySubscriber(
+                subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow, *x
+            )
         )
         fz = self._source._fused()
         if fz is None:
@@ -780,6 +1076,10 @@ def group_by(
     value_fn: Callable[[T], Any] | None = None,
     buffer_size: int = 128,
     slow_group: str = "error",
+    expire_after_count: int | None = None,
+    expire_after: float | None = None,
+    expire_after_idle: float | None = None,
+    scheduler: Scheduler | None = None,
 ) -> Flowable[GroupedFlowable[Any, Any]]:
     if not callable(key_fn):
         raise TypeError(f"group_by(): key_fn must be callable, got {type(key_fn).__name__}")
@@ -791,4 +1091,18 @@ def group_by(
         raise ValueError(f"group_by(): buffer_size must be > 0, got {buffer_size}")
     if slow_group not in ("error", "wait"):
         raise ValueError(f"group_by(): slow_group must be 'error' or 'wait', got {slow_group!r}")
-    return _GroupByFlowable(source, key_fn, value_fn, buffer_size, slow_group == "error")
+    expiry: tuple[int | None, float | None, float | None, Scheduler | None] | None = None
+    if expire_after_count is not None or expire_after is not None or expire_after_idle is not None:
+        count = None if expire_after_count is None else check_count("group_by", expire_after_count, "expire_after_count")
+        age = None if expire_after is None else check_duration("group_by", expire_after, "expire_after", positive=True)
+        idle = (
+            None
+            if expire_after_idle is None
+            else check_duration("group_by", expire_after_idle, "expire_after_idle", positive=True)
+        )
+        timed = age is not None or idle is not None
+        sched = resolve_scheduler("group_by", scheduler) if timed else None
+        expiry = (count, age, idle, sched)
+    elif scheduler is not None:
+        raise ValueError("group_by(): scheduler is for expire_after/expire_after_idle; give one of them or drop it")
+    return _GroupByFlowable(source, key_fn, value_fn, buffer_size, slow_group == "error", expiry)

@@ -92,11 +92,16 @@ class UnicastGroup:
     delay_error: ClassVar[bool] = False
 
     def __init__(
-        self, on_release: Callable[[], Any] | None, replenish: Callable[[int], Any] | None = None
+        self,
+        on_release: Callable[[], Any] | None,
+        replenish: Callable[[int], Any] | None = None,
+        lock: threading.Lock | None = None,
     ) -> None:
         # created by the producer on its first append, dropped by it once empty (see trim)
         self.q: deque[Any] | None = None
-        self._lock = threading.Lock()  # guards wip, requested and _flags (see the module docstring)
+        # guards wip, requested and _flags (see the module docstring); ``lock``: a lock of the
+        # parent's shared by its groups, never held while anyone calls out (group_by with expiry)
+        self._lock = lock if lock is not None else threading.Lock()
         self.requested = 0  # under _lock (race: request on the subscriber thread vs the drain)
         self.wip = 0  # under _lock (race: producer on_next vs subscriber request/cancel)
         self.downstream: Subscriber[Any] | None = None
@@ -224,14 +229,28 @@ class UnicastGroup:
             self.release()
         self.drain()
 
+    def leave(self) -> None:
+        """End an emission the producer made itself after raising ``wip`` from 0 to 1 under
+        ``_lock`` (group_by's fast path with expiry): what others signalled meanwhile (a
+        completion, a cancel) is drained here, after that element."""
+        with self._lock:
+            if self.wip == 1:
+                self.wip = 0
+                return
+        self._drain_loop()
+
     # -- the drain -------------------------------------------------------------------------------
     def drain(self) -> None:
-        lock = self._lock
-        with lock:
+        with self._lock:
             w = self.wip
             self.wip = w + 1
         if w:
             return
+        self._drain_loop()
+
+    def _drain_loop(self) -> None:
+        """The drain, run by whoever raised ``wip`` from 0 (its one missed pass is this one)."""
+        lock = self._lock
         missed = 1
         while True:
             q = self.q  # afresh each pass: the producer may have created or dropped it
