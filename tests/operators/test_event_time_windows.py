@@ -738,3 +738,43 @@ def test_no_undeliverable_errors_in_normal_runs() -> None:
         run(Flowable.range(0, 100).tumbling_window(7, timestamp=float, aggregate="sum"))
         run(Flowable.range(0, 100).session_window(0.5, timestamp=float, key=lambda x: x % 3, aggregate="sum"))
     assert not errors
+
+
+# ---------------------------------------------------------------------------------------------
+# Threads: a real idle timer racing a source on another thread, a consumer on a third
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_idle_timer_thread_races_the_upstream_thread_and_nothing_is_lost_or_doubled(seed: int) -> None:
+    from rstreams import schedulers
+
+    rnd = random.Random(seed)
+    n = 3000
+    events = [(rnd.randrange(20), i * 0.001 + rnd.random() * 0.01, 1) for i in range(n)]
+    late: list[Any] = []
+
+    def slow(e: Any) -> Any:  # a source that pauses now and then, so idle ticks land in the stream
+        if e[1] > 0 and int(e[1] * 1000) % 500 == 0:
+            import time
+
+            time.sleep(0.003)
+        return e
+
+    with plugins.collect_errors() as errors:
+        f = (
+            Flowable.from_iterable(events).map(slow).subscribe_on(schedulers.io())
+            .tumbling_window(0.05, timestamp=ts0, key=k0, allowed_lateness=0.005, late=late.append,
+                             aggregate=Aggregator(int, lambda a, e: a + e[2], merge=operator.add),
+                             idle_timeout=0.001, scheduler=schedulers.computation(), prefetch=64)
+            .observe_on(schedulers.single(), prefetch=4)
+        )
+        ts = f.test()
+        ts.await_done(20)
+    ts.assert_complete().assert_no_violations()
+    assert not errors
+    assert late, "the idle timer never moved the watermark past a pause"
+    assert sum(w.value for w in ts.values) + len(late) == n  # every element counted once, or late
+    seen = [(w.key, w.start) for w in ts.values]
+    assert len(seen) == len(set(seen)), "a window fired twice"
+    ends = [w.end for w in ts.values]
+    assert ends == sorted(ends)
