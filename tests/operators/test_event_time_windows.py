@@ -757,7 +757,7 @@ def test_idle_timer_thread_races_the_upstream_thread_and_nothing_is_lost_or_doub
         if e[1] > 0 and int(e[1] * 1000) % 500 == 0:
             import time
 
-            time.sleep(0.003)
+            time.sleep(0.01)
         return e
 
     with plugins.collect_errors() as errors:
