@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
-from operators.test_merge_zip import ThreadedRange
+from operators.test_merge_zip import ThreadedRange, run_pattern
 from rstreams import BadRequestError, Flowable, NoneElementError, plugins
 from rstreams.testing import TestPublisher, TestSubscriber
 
@@ -361,3 +363,50 @@ def test_concat_map_delay_error_boundary_threaded_inner_error_stops_after_that_i
     ts.await_done(10)
     assert ts.values == [x * 10 + i for x in range(4) for i in range(3)]
     ts.assert_error(Boom, match="3").assert_no_violations()
+
+
+# ---------------------------------------------------------------------------------------------
+# concat_map_delay_error against a plain-Python model (random inners, demand patterns, modes)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    data=st.lists(st.integers(0, 5), max_size=12),
+    pattern=st.lists(st.integers(1, 4), max_size=8),
+    hidden=st.booleans(),
+    till_the_end=st.booleans(),
+    prefetch=st.integers(1, 4),
+)
+def test_property_concat_map_delay_error_matches_the_model(
+    data: list[int], pattern: list[int], hidden: bool, till_the_end: bool, prefetch: int
+) -> None:
+    # x == 0: empty; x == 1: just(100); x == 5: one element then an error; else range(x * 10, x)
+    def mapper(i_x: tuple[int, int]) -> Flowable[int]:
+        i, x = i_x
+        if x == 0:
+            return Flowable.empty()
+        if x == 1:
+            return Flowable.just(100)
+        if x == 5:
+            return Flowable.just(50).concat_with(Flowable.error(Boom(i))).hide()
+        f = Flowable.range(x * 10, x)
+        return f.hide() if x % 2 else f
+
+    def model_values(x: int) -> list[int]:
+        return [] if x == 0 else [100] if x == 1 else [50] if x == 5 else list(range(x * 10, x * 11))
+
+    failing = [i for i, x in enumerate(data) if x == 5]
+    upto = len(data) if till_the_end or not failing else failing[0] + 1
+    want_values = [y for x in data[:upto] for y in model_values(x)]
+    want_errors = failing if till_the_end else failing[:1]
+
+    src = Flowable.from_iterable(list(enumerate(data)))
+    if hidden:
+        src = src.hide()
+    ts = run_pattern(src.concat_map_delay_error(mapper, till_the_end, prefetch), pattern)
+    assert ts.values == want_values
+    if want_errors:
+        assert len(ts.errors) == 1 and _boom_args(ts.errors[0]) == want_errors
+    else:
+        ts.assert_complete()
+    ts.assert_no_violations()
