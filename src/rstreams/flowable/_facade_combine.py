@@ -254,8 +254,10 @@ class CombineMixin(Generic[T]):
 
     def dematerialize(self, selector: Callable[[T], Notification[R]] | None = None) -> Flowable[R]:
         """Turn :class:`~rstreams.flowable.Notification` values (or ``selector(element)``) back into
-        signals (RxJava ``dematerialize(selector)``): ``on_next`` ones emit their value; the first
-        ``on_error``/``on_complete`` one cancels the upstream and ends the stream.
+        signals (RxJava ``dematerialize(selector)``; here the selector is optional: without it the
+        elements must be Notifications): ``on_next`` ones emit their value; the first
+        ``on_error``/``on_complete`` one cancels the upstream and ends the stream. An element that
+        is not a Notification fails the stream with ``TypeError``.
 
         Example::
 

@@ -40,7 +40,9 @@ Kind = Literal["on_next", "on_error", "on_complete"]
 @final
 @dataclass(frozen=True, slots=True)
 class Notification(Generic[T]):
-    """One Reactive Streams signal as a value (RxJava's ``Notification``).
+    """One Reactive Streams signal as a value (RxJava's ``Notification``; its ``createOnNext``/
+    ``createOnError``/``createOnComplete`` are ``of_next``/``of_error``/``of_complete`` here, its
+    ``isOnNext``/``getValue``... the ``is_on_next``/``value``... attributes).
 
     Example::
 
