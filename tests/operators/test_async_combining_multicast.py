@@ -1450,7 +1450,10 @@ def test_rule_1_1_source_ignoring_backpressure_is_missing_backpressure(op: str) 
     ts: TestSubscriber[int] = TestSubscriber(0)
     make().subscribe(ts)
     tp.next(*range(20))  # 20 elements against a request of 4, nobody consuming
-    ts.await_done(5).assert_error(MissingBackpressureError, match=op).assert_no_values().assert_no_violations()
+    # a foreign publisher subscribed as a source (observe_on's, merge's, zip's) is caught at the
+    # door (from_publisher counts its demand); one returned by a mapper, by the inner's queue
+    where = r"from_publisher\(TestPublisher\)" if op in ("observe_on", "merge", "zip") else op
+    ts.await_done(5).assert_error(MissingBackpressureError, match=where).assert_no_values().assert_no_violations()
     assert tp.was_cancelled
 
 

@@ -98,6 +98,19 @@ def add_request(requested: AtomicInt, n: int) -> int:
         return old
 
 
+def take_one(requested: AtomicInt) -> bool:
+    """Consume one unit of outstanding demand (none to consume when unbounded); False when none
+    was outstanding: the element arrived unrequested, the sender broke rule 1.1."""
+    with requested._lock:  # race: take_one on the signalling thread vs request on another
+        cur = requested._value
+        if cur >= _MAX:
+            return True
+        if cur <= 0:
+            return False
+        requested._value = cur - 1
+        return True
+
+
 def produced(requested: AtomicInt, n: int) -> int:
     """Subtract ``n`` emitted items from ``requested`` (unless unbounded); return the new value.
 

@@ -9,6 +9,7 @@ on_subscribe).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final, final
 
 from .._spec import Subscriber, Subscription
@@ -86,12 +87,18 @@ def is_cancelled(ref: AtomicRef[Subscription | None]) -> bool:
     return ref.get() is CANCELLED
 
 
-def report_double_subscription(where: str = "") -> None:
-    """Rule 2.5/2.12: a second Subscription arrived; it was cancelled; report it to the hook."""
+def report_double_subscription(where: str = "", notes: Callable[[BaseException], None] | None = None) -> None:
+    """Rule 2.5/2.12: a second Subscription arrived; it was cancelled; report it to the hook.
+
+    ``notes`` adds notes to the error first (assembly tracing: where the stage that received it
+    was built)."""
     detail = "on_subscribe called with a second Subscription; it was cancelled"
     if where:
         detail += f" (in {where})"
-    plugins.on_error(ProtocolViolationError("2.12", detail))
+    err = ProtocolViolationError("2.12", detail)
+    if notes is not None:
+        notes(err)
+    plugins.on_error(err)
 
 
 def set_once(ref: AtomicRef[Subscription | None], s: Subscription, where: str = "") -> bool:

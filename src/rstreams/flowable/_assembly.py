@@ -34,7 +34,8 @@ from collections.abc import Callable
 from types import CodeType, FrameType, MemberDescriptorType, TracebackType
 from typing import Any, Final, TypeVar, final
 
-from .._spec import Subscriber
+from .._internal.subscriptions import CANCELLED, report_double_subscription
+from .._spec import Subscriber, Subscription
 from ._base import BasicSubscriber
 from ._flowable import Flowable
 
@@ -177,6 +178,14 @@ class NoteSubscriber(BasicSubscriber[T, T]):
     def __init__(self, downstream: Subscriber[T], notes: Callable[[BaseException], None]) -> None:
         super().__init__(downstream)
         self._notes = notes
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self.upstream is not CANCELLED and subscription is not None:
+            subscription.cancel()  # rule 2.5
+            # the offender is the stage just above this point: the note says where it was built
+            report_double_subscription("the stage whose assembly the note names", self._notes)
+            return
+        super().on_subscribe(subscription)
 
     def on_next(self, item: T) -> None:
         self.downstream.on_next(item)

@@ -8,11 +8,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, Generic, NoReturn, TypeVar, cast, final
 
-from ..._internal.atomics import AtomicFlag
-from ..._internal.requests import validate_request
-from ..._internal.subscriptions import complete_empty, error_empty
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.requests import add_request, take_one, validate_request
+from ..._internal.subscriptions import complete_empty, error_empty, report_double_subscription
 from ..._spec import Publisher, Subscriber, Subscription, null_element_message
-from ...errors import NoneElementError, OneShotIteratorError
+from ...errors import MissingBackpressureError, NoneElementError, OneShotIteratorError, ProtocolViolationError
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, sized
 from .._scalar import DeferredScalarSubscription
@@ -365,52 +366,117 @@ def from_callable(fn: Callable[[], T]) -> Flowable[T]:
 
 
 @final
-class _NoneGuard(Generic[T]):
-    """What a foreign Publisher subscribes: rule 2.13 checked once, at the door, so no operator
-    behind ``from_publisher`` ever sees a ``None`` (``zip`` or ``combine_latest`` would put it into
-    a row). A ``None`` element or error raises ``NoneElementError`` (a TypeError) to the calling
-    publisher, as rule 2.13 requires; the subscription is then cancelled (the rule says it is to be
-    considered cancelled) and the downstream gets that error, so a consumer fails instead of waiting
-    forever. Later signals of that publisher are dropped."""
+class _ForeignGuard(Generic[T]):
+    """What a foreign Publisher subscribes: the rules the operators behind ``from_publisher``
+    take for granted are checked once, at the door.
 
-    __slots__ = ("_actual", "_upstream", "_failed")
+    * Rule 2.13: a ``None`` element or error raises ``NoneElementError`` (a TypeError) to the
+      calling publisher; the subscription is then cancelled (the rule says it is to be considered
+      cancelled) and the downstream gets that error, so no operator (``zip``, ``combine_latest``)
+      puts a ``None`` into a row and no consumer waits forever.
+    * Rule 1.1: an element nobody requested cancels the subscription and signals a
+      ``MissingBackpressureError`` (RxJava's name for a source that ignores backpressure) naming
+      the publisher's class: the operators behind trust their upstream's demand accounting (their
+      queues are sized by it), so the breach is caught where it enters.
+    * Rules 1.7 and 2.12 (1.9): signals after a terminal one and a second ``on_subscribe`` are
+      dropped and reported to the undeliverable-error hook.
 
-    def __init__(self, actual: Subscriber[T]) -> None:
+    Demand is counted as the downstream requests it, before the request reaches the publisher,
+    so a publisher emitting from inside ``request`` (or on another thread at once) is never
+    miscounted. After a failure the publisher's later signals are dropped.
+    """
+
+    __slots__ = ("_actual", "_upstream", "_failed", "_terminated", "_requested", "_name")
+
+    def __init__(self, actual: Subscriber[T], name: str) -> None:
         self._actual = actual
         self._upstream: Subscription | None = None
         self._failed = False  # set on the publisher's own (serial, rule 1.3) signal path only
+        self._terminated = False  # likewise
+        self._requested = AtomicInt(0)  # race: request (downstream thread) vs on_next (publisher's)
+        self._name = name
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
             raise NoneElementError(null_element_message("on_subscribe"))
+        if self._upstream is not None:
+            subscription.cancel()  # rule 2.5
+            report_double_subscription(f"from_publisher({self._name})")
+            return
         self._upstream = subscription
-        self._actual.on_subscribe(subscription)
+        self._actual.on_subscribe(_CountedSubscription(subscription, self._requested))
 
     def on_next(self, item: T) -> None:
         if item is None:
             self._fail("on_next")
-        if not self._failed:
-            self._actual.on_next(item)
+        if self._failed:
+            return
+        if self._terminated:
+            plugins.on_error(ProtocolViolationError("1.7", f"from_publisher({self._name}): on_next after the terminal signal"))
+            return
+        if not take_one(self._requested):
+            self._violation(
+                MissingBackpressureError(
+                    f"Rule 1.1 violated: from_publisher({self._name}): the publisher emitted {item!r} with no "
+                    "outstanding request (it ignores backpressure); its subscription was cancelled"
+                )
+            )
+            return
+        self._actual.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
             self._fail("on_error")
-        if not self._failed:
-            self._actual.on_error(error)
+        if self._failed:
+            return
+        if self._terminated:
+            plugins.on_error(error, f"from_publisher({self._name}): on_error after the terminal signal (rule 1.7)")
+            return
+        self._terminated = True
+        self._actual.on_error(error)
 
     def on_complete(self) -> None:
-        if not self._failed:
-            self._actual.on_complete()
+        if self._failed:
+            return
+        if self._terminated:
+            plugins.on_error(ProtocolViolationError("1.7", f"from_publisher({self._name}): on_complete after the terminal signal"))
+            return
+        self._terminated = True
+        self._actual.on_complete()
+
+    def _violation(self, error: BaseException) -> None:
+        self._failed = True
+        up = self._upstream
+        if up is not None:
+            up.cancel()
+        self._actual.on_error(error)
 
     def _fail(self, where: str) -> NoReturn:
         err = NoneElementError(null_element_message(where))
         if not self._failed:
-            self._failed = True
-            up = self._upstream
-            if up is not None:
-                up.cancel()
-            self._actual.on_error(NoneElementError(f"from_publisher: the publisher broke rule 2.13 ({err})"))
+            self._violation(NoneElementError(f"from_publisher: the publisher broke rule 2.13 ({err})"))
         raise err
+
+
+@final
+class _CountedSubscription:
+    """The foreign publisher's subscription as the downstream sees it: each valid request is
+    counted (for :meth:`_ForeignGuard.on_next`) before it is passed on; a bad amount goes through
+    uncounted, for the publisher to signal (rule 3.9)."""
+
+    __slots__ = ("_upstream", "_requested")
+
+    def __init__(self, upstream: Subscription, requested: AtomicInt) -> None:
+        self._upstream = upstream
+        self._requested = requested
+
+    def request(self, n: int) -> None:
+        if type(n) is int and n > 0:
+            add_request(self._requested, n)
+        self._upstream.request(n)
+
+    def cancel(self) -> None:
+        self._upstream.cancel()
 
 
 @final
@@ -421,7 +487,7 @@ class _FromPublisher(Flowable[T]):
         self._publisher = publisher
 
     def _subscribe_actual(self, subscriber: Subscriber[T]) -> None:
-        self._publisher.subscribe(_NoneGuard(subscriber))
+        self._publisher.subscribe(_ForeignGuard(subscriber, type(self._publisher).__name__))
 
     def __repr__(self) -> str:
         return f"Flowable.from_publisher({self._publisher!r})"
