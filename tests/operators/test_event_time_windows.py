@@ -472,7 +472,9 @@ def test_a_raising_user_function(where: str) -> None:
         for src in (Flowable.from_iterable(events), Flowable.from_iterable(events).hide()):
             run(src.tumbling_window(10, **kw)).assert_error(Boom).assert_no_values()
         return
-    ts = check_raising(lambda f: f.tumbling_window(10, **kw), events)
+    with plugins.collect_errors() as undeliverable:
+        ts = check_raising(lambda f: f.tumbling_window(10, **kw), events)
+    assert not undeliverable
     if where in ("timestamp", "key", "aggregate"):
         # [0, 10) was passed by the watermark before the failing element: it is emitted, then the error
         assert rows(ts.values) == [("a", 0, 10, 1), ("b", 0, 10, 1)]

@@ -662,7 +662,9 @@ class _FixedStore(_Store):
             if not everything and end > wm:
                 return
             heapq.heappop(heap)
-            w = wins.pop(q)
+            w = wins.pop(q, None)
+            if w is None:
+                continue  # cleared by a cancel from another thread meanwhile
             self.fired += len(w)
             if plain:
                 out.extend(map(_tnew, repeat(Window), zip(w.keys(), repeat(start), repeat(end), w.values())))
@@ -833,7 +835,9 @@ class _SessionStore(_Store):
                 heapq.heappush(heap, (s.end, seq, k, s))  # it grew since: its turn comes later
                 continue
             s.live = False
-            sessions = keys[k]
+            sessions = keys.get(k)
+            if sessions is None or s not in sessions:
+                continue  # cleared by a cancel from another thread meanwhile
             sessions.remove(s)
             if not sessions:
                 del keys[k]
@@ -969,11 +973,20 @@ class _EventTimeSubscriber:
         self._seen = True
         try:
             st.add(items)
-            if st.due():
-                st.fire(self._ready, False)
         except Exception as e:
+            if self._cancelled:
+                return  # race: a cancel cleared the state under this batch; nobody waits for an error
             self._upstream.cancel()
             self._fail(e)
+            return
+        try:
+            if st.due():
+                st.fire(self._ready, False)
+        except Exception as e:  # the aggregate's result() failed: what was queued before it stays
+            if self._cancelled:
+                return
+            self._upstream.cancel()
+            self._end(e)
 
     def _fail(self, error: BaseException) -> None:
         """A user function failed (or an element was late): emit what the watermark passed, drop the
