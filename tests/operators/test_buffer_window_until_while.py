@@ -298,7 +298,7 @@ def test_window_predicate_scenarios(mode: str, flat: bool) -> None:
         return windows_as_lists(w)
 
     pred = not_zero if mode == "while" else is_zero
-    check_scenarios(op, DATA, lambda d: model_windows(d, pred, mode), check_cancel=False)
+    check_scenarios(op, DATA, lambda d: model_windows(d, pred, mode))
 
 
 @settings(max_examples=60, deadline=None)
