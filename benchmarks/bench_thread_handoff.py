@@ -61,6 +61,22 @@ def _flowable(ctx: Context) -> int:
     return sub.wait(ctx.timeout)
 
 
+@B.variant("Flowable subscribe_on/observe_on -> subscriber, assembly tracing on")
+def _flowable_traced(ctx: Context) -> int:
+    """The same hand-off with ``rstreams.plugins.enable_assembly_tracing()``: a pass-through
+    subscriber behind each traced stage (one call per element per stage; nothing else)."""
+    from rstreams import plugins
+
+    F, s = flowable(), schedulers()
+    sub = SumSubscriber()
+    plugins.enable_assembly_tracing()
+    try:
+        F.range(0, ctx.n).subscribe_on(s.single()).observe_on(s.new_thread()).subscribe(sub)
+    finally:
+        plugins.disable_assembly_tracing()
+    return sub.wait(ctx.timeout)
+
+
 @B.variant("peer: Flowable subscribe_on/observe_on -> reduce(add) (batches, no per-element call)")
 def _flowable_reduce(ctx: Context) -> int:
     """The same hand-offs with a consumer that takes whole batches: what the boundary itself
