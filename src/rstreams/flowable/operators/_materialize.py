@@ -105,6 +105,22 @@ class Notification(Generic[T]):
 
 _COMPLETE: Notification[Any] = Notification("on_complete")
 
+# materialize's per-element path builds on_next notifications through the slot descriptors,
+# skipping the construction checks (half the cost): the value comes from an upstream that already
+# honours rule 2.13 (internal operators and the wrapped foreign publishers never deliver None)
+_new = object.__new__
+_set_kind = Notification.__dict__["kind"].__set__
+_set_value = Notification.__dict__["value"].__set__
+_set_error = Notification.__dict__["error"].__set__
+
+
+def _of_next_unchecked(value: Any) -> Notification[Any]:
+    n: Notification[Any] = _new(Notification)
+    _set_kind(n, "on_next")
+    _set_value(n, value)
+    _set_error(n, None)
+    return n
+
 
 # ---------------------------------------------------------------------------------------------
 # materialize
@@ -125,7 +141,7 @@ class _MaterializeSubscriber(_ValidatingSubscriber[Any]):
         if self.done:
             return
         self._emitted += 1
-        self.downstream.on_next(Notification("on_next", item, None))
+        self.downstream.on_next(_of_next_unchecked(item))
 
     def _terminal(self, n: Notification[Any]) -> None:
         self.done = True
