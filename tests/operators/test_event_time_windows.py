@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 import random
+import time
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
@@ -757,8 +758,6 @@ def test_idle_timer_thread_races_the_upstream_thread_and_nothing_is_lost_or_doub
 
     def slow(e: Any) -> Any:  # a source that pauses now and then, so idle ticks land in the stream
         if e[1] > 0 and int(e[1] * 1000) % 500 == 0:
-            import time
-
             time.sleep(0.01)
         return e
 
@@ -780,3 +779,27 @@ def test_idle_timer_thread_races_the_upstream_thread_and_nothing_is_lost_or_doub
     assert len(seen) == len(set(seen)), "a window fired twice"
     ends = [w.end for w in ts.values]
     assert ends == sorted(ends)
+
+
+def test_cancel_from_another_thread_while_batches_are_folded() -> None:
+    from rstreams import schedulers
+
+    events = [(i % 50, i * 0.01) for i in range(5_000)]
+    with plugins.collect_errors() as errors:
+        for kind in ("tumbling", "session"):
+            for _ in range(10):
+                src = Flowable.from_iterable(events).subscribe_on(schedulers.io())
+                f = (src.tumbling_window(1, timestamp=ts0, key=k0, aggregate="count") if kind == "tumbling"
+                     else src.session_window(0.005, timestamp=ts0, key=k0, aggregate="count"))
+                ts = f.test()
+                ts.await_count(3, 5)
+                ts.cancel()
+                op: Any = ts.subscription
+                n = len(ts.values)
+                deadline = time.monotonic() + 5
+                while op.state_size() != (0, 0, 0) and time.monotonic() < deadline:
+                    time.sleep(0.001)  # the source thread finishes the batch it was folding
+                assert op.state_size() == (0, 0, 0)
+                ts.assert_no_errors().assert_not_complete().assert_no_violations()
+                assert len(ts.values) >= n
+    assert not errors

@@ -987,6 +987,12 @@ class _EventTimeSubscriber:
                 return
             self._upstream.cancel()
             self._end(e)
+            return
+        if self._cancelled:
+            # race: cancel (another thread) vs this batch: what the batch added or fired after the
+            # cancel cleared the state is released here (the drain, held by that thread, may be gone)
+            self._store.clear()
+            self._ready.clear()
 
     def _fail(self, error: BaseException) -> None:
         """A user function failed (or an element was late): emit what the watermark passed, drop the
