@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from operators.harness import Boom
 from rstreams import Flowable, schedulers
@@ -398,3 +400,63 @@ def test_buffer_openings_bad_arguments() -> None:
         Flowable.just(1).buffer(Flowable.never(), 3)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="openings Publisher"):
         Flowable.just(1).buffer(3, lambda o: Flowable.never())  # type: ignore[call-overload]
+
+
+# -- models --------------------------------------------------------------------------------------
+
+script_st = st.lists(st.one_of(st.integers(0, 9).map(lambda v: ("src", v)), st.just(("b", 0))), max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(script_st, st.booleans())
+def test_property_buffer_and_window_boundary_match_the_model(script: list[tuple[str, int]], window: bool) -> None:
+    src, b = _pair()
+    f = Flowable.from_publisher(src)
+    out = f.window(b).concat_map(lambda w: w.to_list()) if window else f.buffer(b)
+    ts = out.test()
+    want: list[list[int]] = []
+    cur: list[int] = []
+    for kind, v in script:
+        if kind == "src":
+            src.next(v)
+            cur.append(v)
+        else:
+            b.next("x")
+            want.append(cur)
+            cur = []
+    src.complete()
+    want.append(cur)
+    ts.assert_result(*want).assert_no_violations()
+
+
+open_script_st = st.lists(
+    st.one_of(
+        st.integers(0, 9).map(lambda v: ("src", v)),
+        st.integers(0, 3).map(lambda k: ("open", k)),
+        st.integers(0, 3).map(lambda k: ("close", k)),
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(open_script_st)
+def test_property_buffer_openings_matches_the_model(script: list[tuple[str, int]]) -> None:
+    src, opens, closers, closing = _opening()
+    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
+    want: list[list[int]] = []
+    open_lists: dict[int, list[int]] = {}
+    for kind, v in script:
+        if kind == "src":
+            src.next(v)
+            for lst in open_lists.values():
+                lst.append(v)
+        elif kind == "open" and v not in closers:  # each token opens once (one closer each)
+            opens.next(v)
+            open_lists[v] = []
+        elif kind == "close" and v in open_lists:
+            closers[v].next("x")
+            want.append(open_lists.pop(v))
+    src.complete()
+    want.extend(open_lists.values())
+    ts.assert_result(*want).assert_no_violations()
