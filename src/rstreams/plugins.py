@@ -57,6 +57,13 @@ def enable_assembly_tracing() -> None:
     assembled stage and one pass-through call per element per stage (fused synchronous chains stay
     fused). The note reads ``at .map(parse) (etl.py:42)``: the operator, its function and the
     user's line that built it, from the stage that raised down to the subscriber.
+
+    Example::
+
+        plugins.enable_assembly_tracing()
+        ts = Flowable.just("1", "x").map(int).test()
+        ts.errors[0].__notes__          # ['at .map(int) (etl.py:2)']
+        plugins.disable_assembly_tracing()
     """
     from .flowable import _assembly
 
@@ -64,14 +71,28 @@ def enable_assembly_tracing() -> None:
 
 
 def disable_assembly_tracing() -> None:
-    """Stop recording assembly sites (stages assembled while it was on keep theirs)."""
+    """Stop recording assembly sites (stages assembled while it was on keep theirs).
+
+    Example::
+
+        plugins.enable_assembly_tracing()
+        traced = Flowable.just("x").map(int)      # keeps its site
+        plugins.disable_assembly_tracing()
+        plugins.assembly_tracing_enabled()         # False
+    """
     from .flowable import _assembly
 
     _assembly.set_tracing(False)
 
 
 def assembly_tracing_enabled() -> bool:
-    """Whether assembly tracing is on."""
+    """Whether assembly tracing is on.
+
+    Example::
+
+        plugins.enable_assembly_tracing()
+        plugins.assembly_tracing_enabled()         # True
+    """
     from .flowable import _assembly
 
     return _assembly.tracing_enabled()
@@ -86,6 +107,14 @@ def set_on_assembly(hook: Callable[[Flowable[Any]], Flowable[Any]] | None) -> No
     assemblies too, but not for the Flowables the hook assembles itself (so ``lambda f:
     f.do_on_subscribe(...)`` does not recurse). ``None`` removes it. Off (no hook), assembly
     costs nothing extra.
+
+    Example::
+
+        built = []
+        plugins.set_on_assembly(lambda f: built.append(f) or f)   # inspect, return it unchanged
+        Flowable.range(0, 3).map(str)
+        len(built)                                                # 2: range(...) and .map(str)
+        plugins.set_on_assembly(None)
     """
     from .flowable import _assembly
 
@@ -93,7 +122,14 @@ def set_on_assembly(hook: Callable[[Flowable[Any]], Flowable[Any]] | None) -> No
 
 
 def get_on_assembly() -> Callable[[Flowable[Any]], Flowable[Any]] | None:
-    """The installed assembly hook, or None."""
+    """The installed assembly hook, or None.
+
+    Example::
+
+        plugins.get_on_assembly()                  # None
+        plugins.set_on_assembly(hook)
+        plugins.get_on_assembly() is hook          # True
+    """
     from .flowable import _assembly
 
     return _assembly.assembly_hook()
@@ -124,12 +160,27 @@ def set_on_schedule(hook: Callable[[Callable[[], object]], Callable[[], object]]
 
 
 def get_on_schedule() -> Callable[[Callable[[], object]], Callable[[], object]] | None:
-    """The installed scheduled-task hook, or None."""
+    """The installed scheduled-task hook, or None.
+
+    Example::
+
+        plugins.get_on_schedule()                  # None
+        plugins.set_on_schedule(hook)
+        plugins.get_on_schedule() is hook          # True
+    """
     return get_schedule_hook()
 
 
 def reset() -> None:
-    """Every hook back to its default: logging error handler, no assembly or schedule hook, tracing off."""
+    """Every hook back to its default: logging error handler, no assembly or schedule hook, tracing off.
+
+    Example::
+
+        plugins.enable_assembly_tracing()
+        plugins.set_error_handler(print)
+        plugins.reset()
+        plugins.assembly_tracing_enabled(), plugins.get_error_handler()   # (False, None)
+    """
     set_error_handler(None)
     set_schedule_hook(None)
     from .flowable import _assembly

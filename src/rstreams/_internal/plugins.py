@@ -50,7 +50,16 @@ def _default_handler(error: BaseException) -> None:
 
 
 def set_error_handler(handler: ErrorHandler | None) -> None:
-    """Install ``handler`` for undeliverable errors; ``None`` restores the logging default."""
+    """Install ``handler`` for undeliverable errors; ``None`` restores the logging default.
+
+    Example::
+
+        seen = []
+        plugins.set_error_handler(seen.append)
+        plugins.on_error(ValueError("late"))
+        seen[0].cause                                  # ValueError('late'), in an UndeliverableError
+        plugins.set_error_handler(None)
+    """
     global _handler
     if handler is not None and not callable(handler):
         raise TypeError(
@@ -62,7 +71,14 @@ def set_error_handler(handler: ErrorHandler | None) -> None:
 
 
 def get_error_handler() -> ErrorHandler | None:
-    """The installed handler, or ``None`` when the logging default is in force."""
+    """The installed handler, or ``None`` when the logging default is in force.
+
+    Example::
+
+        plugins.get_error_handler()                    # None
+        plugins.set_error_handler(print)
+        plugins.get_error_handler() is print           # True
+    """
     return _handler
 
 
@@ -70,6 +86,12 @@ def on_error(error: BaseException, context: str = "") -> None:
     """Report an undeliverable error. Never raises (a failing handler falls back to logging).
 
     Errors that are not already :class:`~rstreams.errors.UndeliverableError` are wrapped in one.
+
+    Example::
+
+        with plugins.collect_errors() as errors:
+            plugins.on_error(ValueError("late"), "after cancel")
+        errors                                         # [ValueError('late')]
     """
     if not isinstance(error, BaseException):  # a caller's bug: report it rather than raise here
         error = TypeError(f"plugins.on_error() expects an exception, got {error!r} (rule 2.13)")
@@ -91,6 +113,12 @@ def collect_errors() -> Iterator[list[BaseException]]:
     """Collect undeliverable errors into a list for the duration of the ``with`` block (tests).
 
     The original errors are collected (the ``UndeliverableError`` wrapper is unwrapped).
+
+    Example::
+
+        with plugins.collect_errors() as errors:
+            Flowable.error(ValueError("boom")).subscribe(print)   # no on_error callback
+        errors                                 # [OnErrorNotImplementedError('the stream failed ...')]
     """
     collected: list[BaseException] = []
     collected_lock = threading.Lock()
