@@ -1,8 +1,9 @@
 """Facade methods of Flowable for the aio operators (a mixin of :class:`Flowable`).
 
-Methods here follow the same rules as ``_flowable.py``: thin, lazily importing their operator
-module, each with a docstring holding a small example and "Backpressure:"/"Scheduler:" notes.
-asyncio itself is imported only inside the methods (``import rstreams`` stays light).
+Methods here follow the same rules as ``_flowable.py``: thin, calling their implementation in
+``rstreams.aio`` through ``lazy_function`` (imported on first use, so ``import rstreams`` imports
+neither asyncio nor ``rstreams.aio``), each with a docstring holding a small example and
+"Backpressure:"/"Scheduler:" notes.
 """
 
 from __future__ import annotations
@@ -10,11 +11,40 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
+from ._lazy import lazy_function
+
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
 
     from ..aio._iterator import FlowableAsyncIterator
     from ._flowable import Flowable
+
+# The asyncio bridge, imported on first use (``import rstreams`` imports neither asyncio nor
+# rstreams.aio), through the facade's one wiring mechanism (``lazy_function``).
+if TYPE_CHECKING:
+    from ..aio._iterator import aiter_of as _i_aiter_of
+    from ..aio._iterator import await_generator as _i_await_generator
+    from ..aio._iterator import task_close as _i_task_close
+    from ..aio._iterator import task_send as _i_task_send
+    from ..aio._iterator import task_throw as _i_task_throw
+    from ..aio._iterator import to_async_iterator as _i_to_async_iterator
+    from ..aio._map_async import do_on_next_async as _i_do_on_next_async
+    from ..aio._map_async import flat_map_async as _i_flat_map_async
+    from ..aio._map_async import map_async as _i_map_async
+    from ..aio._sources import from_async_iterable as _i_from_async_iterable
+    from ..aio._sources import from_coroutine as _i_from_coroutine
+else:
+    _i_aiter_of = lazy_function("..aio._iterator", "aiter_of", "_i_aiter_of", globals())
+    _i_await_generator = lazy_function("..aio._iterator", "await_generator", "_i_await_generator", globals())
+    _i_do_on_next_async = lazy_function("..aio._map_async", "do_on_next_async", "_i_do_on_next_async", globals())
+    _i_flat_map_async = lazy_function("..aio._map_async", "flat_map_async", "_i_flat_map_async", globals())
+    _i_from_async_iterable = lazy_function("..aio._sources", "from_async_iterable", "_i_from_async_iterable", globals())
+    _i_from_coroutine = lazy_function("..aio._sources", "from_coroutine", "_i_from_coroutine", globals())
+    _i_map_async = lazy_function("..aio._map_async", "map_async", "_i_map_async", globals())
+    _i_task_close = lazy_function("..aio._iterator", "task_close", "_i_task_close", globals())
+    _i_task_send = lazy_function("..aio._iterator", "task_send", "_i_task_send", globals())
+    _i_task_throw = lazy_function("..aio._iterator", "task_throw", "_i_task_throw", globals())
+    _i_to_async_iterator = lazy_function("..aio._iterator", "to_async_iterator", "_i_to_async_iterator", globals())
 
 __all__ = ["AsyncioMixin"]
 
@@ -60,9 +90,8 @@ class AsyncioMixin(_CoroutineFace[T]):
 
         Scheduler: the loop body runs on the awaiting task; the upstream runs where it runs.
         """
-        from ..aio._iterator import aiter_of
 
-        return aiter_of(_this(self))
+        return _i_aiter_of(_this(self))
 
     def to_async_iterator(self, prefetch: int | None = None) -> FlowableAsyncIterator[T]:
         """An async iterator over this Flowable, buffering at most ``prefetch`` elements (default
@@ -87,9 +116,8 @@ class AsyncioMixin(_CoroutineFace[T]):
         loop thread inside the consumer's request, with no thread hop; a producer on another thread
         hands elements over with one ``call_soon_threadsafe`` per burst, never per element.
         """
-        from ..aio._iterator import to_async_iterator
 
-        return to_async_iterator(_this(self), prefetch)
+        return _i_to_async_iterator(_this(self), prefetch)
 
     def __await__(self) -> Generator[Any, None, T]:
         """``await flowable``: the last element (``NoSuchElementError`` if the stream is empty).
@@ -108,9 +136,8 @@ class AsyncioMixin(_CoroutineFace[T]):
         Scheduler: no thread of its own; a synchronous upstream completes without suspending, a
         producer on another thread resolves the await with one ``call_soon_threadsafe``.
         """
-        from ..aio._iterator import await_generator
 
-        return await_generator(_this(self))
+        return _i_await_generator(_this(self))
 
     # The coroutine protocol, so that asyncio.create_task / asyncio.run / loop.run_until_complete
     # (which take coroutines only) accept a Flowable; see rstreams.aio._iterator.
@@ -131,9 +158,8 @@ class AsyncioMixin(_CoroutineFace[T]):
 
         Scheduler: no thread of its own; the Task's loop runs it.
         """
-        from ..aio._iterator import task_send
 
-        return task_send(_this(self), value)
+        return _i_task_send(_this(self), value)
 
     def throw(self, typ: Any, val: Any = None, tb: Any = None, /) -> Any:
         """Coroutine protocol: throw into the run of the current Task (its cancellation).
@@ -147,9 +173,8 @@ class AsyncioMixin(_CoroutineFace[T]):
 
         Scheduler: no thread of its own; the Task's loop runs it.
         """
-        from ..aio._iterator import task_throw
 
-        return task_throw(_this(self), typ, val, tb)
+        return _i_task_throw(_this(self), typ, val, tb)
 
     def close(self) -> None:
         """Coroutine protocol: close the current Task's run, if any (cancelling its subscription).
@@ -162,9 +187,8 @@ class AsyncioMixin(_CoroutineFace[T]):
 
         Scheduler: no thread of its own.
         """
-        from ..aio._iterator import task_close
 
-        task_close(_this(self))
+        _i_task_close(_this(self))
 
     # ------------------------------------------------------------------------------------------
     # Producing from asyncio
@@ -199,9 +223,8 @@ class AsyncioMixin(_CoroutineFace[T]):
         on the shared background loop thread ``rstreams-aio-loop``. Every signal is delivered on
         that loop's thread.
         """
-        from ..aio._sources import from_async_iterable
 
-        return from_async_iterable(aiterable, loop, prefetch)
+        return _i_from_async_iterable(aiterable, loop, prefetch)
 
     @staticmethod
     def from_coroutine(fn: Callable[[], Awaitable[R]]) -> Flowable[R]:
@@ -224,9 +247,8 @@ class AsyncioMixin(_CoroutineFace[T]):
         Scheduler: like :meth:`from_async_iterable` (running loop at subscribe time, else the
         background loop thread ``rstreams-aio-loop``).
         """
-        from ..aio._sources import from_coroutine
 
-        return from_coroutine(fn)
+        return _i_from_coroutine(fn)
 
     # ------------------------------------------------------------------------------------------
     # Async operators
@@ -264,9 +286,8 @@ class AsyncioMixin(_CoroutineFace[T]):
         (add ``observe_on`` to move them elsewhere). On the background loop the upstream is
         subscribed and requested on an ``io()`` worker, so its callbacks never run on that loop.
         """
-        from ..aio._map_async import map_async
 
-        return map_async(_this(self), async_fn, max_concurrency, ordered, prefetch)
+        return _i_map_async(_this(self), async_fn, max_concurrency, ordered, prefetch)
 
     def flat_map_async(
         self,
@@ -299,9 +320,8 @@ class AsyncioMixin(_CoroutineFace[T]):
         background loop thread ``rstreams-aio-loop`` (then the upstream is subscribed and requested
         on an ``io()`` worker, as in :meth:`map_async`); elements are emitted on that loop's thread.
         """
-        from ..aio._map_async import flat_map_async
 
-        return flat_map_async(_this(self), async_fn, max_concurrency, prefetch)
+        return _i_flat_map_async(_this(self), async_fn, max_concurrency, prefetch)
 
     def do_on_next_async(self, async_fn: Callable[[T], Awaitable[Any]]) -> Flowable[T]:
         """Await ``async_fn(x)`` for each element, then pass ``x`` on unchanged (in order).
@@ -322,6 +342,5 @@ class AsyncioMixin(_CoroutineFace[T]):
         loop, else on the background loop thread ``rstreams-aio-loop``; elements are emitted on
         that loop's thread.
         """
-        from ..aio._map_async import do_on_next_async
 
-        return do_on_next_async(_this(self), async_fn)
+        return _i_do_on_next_async(_this(self), async_fn)
