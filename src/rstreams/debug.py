@@ -38,7 +38,14 @@ def _start(target: Any) -> tuple[Any, str | None]:
 
 
 def stages(target: Any) -> list[StageState]:
-    """The links of ``target``'s chain as :class:`StageState`, source first."""
+    """The links of ``target``'s chain as :class:`StageState`, source first.
+
+    Example::
+
+        ts = Flowable.range(0, 10).hide().map(str).test(2)
+        [(s.kind, s.demand, s.state) for s in debug.stages(ts)]
+        # [('IterSubscription', 0, 'live'), ('MapSubscriber', None, 'live')]
+    """
     start, _ = _start(target)
     return [state_of(x) for x in reversed(chain_of(start))]
 
@@ -61,6 +68,14 @@ def describe(target: Any) -> str:
     ``target``: a subscriber that keeps its Subscription (``TestSubscriber``, the Disposable
     ``subscribe(callbacks)`` returns) or any operator Subscription. The stage nearest the sink that
     is live with no outstanding demand is marked ``<- waits: no demand from below``.
+
+    Example::
+
+        ts = Flowable.range(0, 10).hide().map(str).test(2)     # asks for 2 of the 10
+        print(debug.describe(ts))
+        # source  IterSubscription demand=0 live   <- waits: no demand from below
+        #   MapSubscriber live
+        #   sink    TestSubscriber
     """
     start, sink = _start(target)
     links = stages(target)

@@ -49,6 +49,13 @@ def prometheus_collector(registry: Registry | None = None) -> Any:
     ``prometheus_client.REGISTRY.register(metrics.prometheus_collector())`` exposes
     ``rstreams_stage_<counter>_total{stage=..., <tags>}`` and ``rstreams_stage_<gauge>``.
     Raises ImportError when ``prometheus_client`` is not installed.
+
+    Example::
+
+        from prometheus_client import REGISTRY, generate_latest
+        REGISTRY.register(metrics.prometheus_collector())
+        Flowable.range(0, 10).name("numbers").blocking_subscribe()
+        generate_latest()       # ... rstreams_stage_emitted_total{stage="numbers"} 10.0 ...
     """
     import importlib
 
