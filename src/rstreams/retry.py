@@ -41,7 +41,15 @@ __all__ = ["Retry", "RetrySpec", "RetrySignal", "RetryExhaustedError"]
 
 
 class RetrySignal(NamedTuple):
-    """What a policy knows when deciding: the retries done so far and the error at hand."""
+    """What a policy knows when deciding: the retries done so far and the error at hand.
+
+    Example::
+
+        spec = Retry.max(2).on_retry_exhausted(
+            lambda sig: TimeoutError(f"gave up after {sig.total_retries}: {sig.failure!r}"))
+        Flowable.error(OSError("down")).retry_policy(spec).test().assert_error(TimeoutError)
+        # TimeoutError("gave up after 2: OSError('down')")
+    """
 
     total_retries: int
     failure: BaseException
@@ -70,7 +78,14 @@ def _default_filter(error: BaseException) -> bool:
 @dataclass(frozen=True)
 class RetrySpec:
     """A retry policy; build it with :class:`Retry`. Calling it with a Flowable of errors returns the
-    Publisher that ``retry_when`` expects."""
+    Publisher that ``retry_when`` expects.
+
+    Example::
+
+        spec = Retry.backoff(4, 0.1, jitter=0.0)
+        [spec.delay_for(k) for k in (1, 2, 3)]       # [0.1, 0.2, 0.4]
+        Flowable.defer(flaky).retry_when(spec)      # the same as .retry_policy(spec)
+    """
 
     max_attempts: int
     min_backoff: float = 0.0
@@ -157,7 +172,14 @@ class RetrySpec:
 
 
 class Retry:
-    """Factories of :class:`RetrySpec`."""
+    """Factories of :class:`RetrySpec`.
+
+    Example::
+
+        Flowable.defer(flaky).retry_policy(Retry.max(3))                # at once, up to 3 times
+        Flowable.defer(flaky).retry_policy(Retry.fixed_delay(3, 0.5))   # 0.5 s before each retry
+        Retry.backoff(5, 0.1, max_backoff=2.0).filter(lambda e: isinstance(e, OSError))
+    """
 
     @staticmethod
     def max(max_attempts: int) -> RetrySpec:
