@@ -31,7 +31,14 @@ Task = Callable[[], Any]
 
 
 class TaskHandle:
-    """A disposable handle on a scheduled task."""
+    """A disposable handle on a scheduled task.
+
+    Example::
+
+        h = schedulers.single().create_worker().schedule(lambda: print("never"), delay=60)
+        h.dispose()
+        h.is_disposed        # True: the task will not run
+    """
 
     __slots__ = ("_task", "_disposed")
 
