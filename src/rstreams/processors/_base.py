@@ -63,6 +63,13 @@ class FlowableProcessor(Flowable[T]):
 
     ``has_subscribers``, ``subscriber_count``, ``has_complete``, ``has_throwable`` and ``throwable``
     describe the current state (as RxJava's ``FlowableProcessor``).
+
+    Example::
+
+        p: FlowableProcessor[int] = PublishProcessor.create()
+        ts = p.test()
+        Flowable.range(0, 3).subscribe(p)          # a Subscriber of one stream, a Flowable to others
+        ts.assert_result(0, 1, 2); p.has_complete  # True
     """
 
     #: Flowable.subscribe(processor) hands it raw signals: library upstreams are serial (rule 1.3).
@@ -201,6 +208,14 @@ class SerializedProcessor(FlowableProcessor[T]):
     leaving (race: several emitting threads, one signalling at a time). No lock is held while the
     processor (and through it the subscribers) is signalled. After a terminal signal everything is
     ignored.
+
+    Example::
+
+        p = PublishProcessor.create().to_serialized()      # a SerializedProcessor
+        ts = p.test()
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(p.on_next, range(100)))          # on_next from 4 threads at once
+        p.on_complete(); ts.assert_value_count(100).assert_complete()
     """
 
     __slots__ = ("_actual", "_wip", "_queue", "_sdone")

@@ -63,6 +63,13 @@ class TestScheduler(Scheduler):
     The clock counts integer nanoseconds, so times add up exactly: ``interval(0.1)`` ticks at
     0.1, 0.2 and 0.3 s and ``advance_by(0.3)`` runs all three (float sums would put the third tick
     at 0.30000000000000004, after the target). ``now()`` returns seconds as a float.
+
+    Example::
+
+        ts = TestScheduler()
+        sub = Flowable.interval(0.1, scheduler=ts).take(3).test()
+        ts.advance_by(0.3); sub.assert_result(0, 1, 2)
+        ts.now()                                   # 0.3
     """
 
     __test__ = False  # not a pytest test class
