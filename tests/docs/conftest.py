@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -40,13 +42,21 @@ def strict_build(out: Path) -> tuple[subprocess.CompletedProcess[str], float]:
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once per test process with the strict build."""
+def built_site(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The site, built once per test run with the strict build (pytest-xdist workers share it: the
+    first one to take the lock builds, the others wait and reuse its output and its verdict)."""
     if not docs_extra_installed():
         pytest.skip(DOCS_EXTRA_MISSING)
-    out = tmp_path_factory.mktemp("site")
-    proc, seconds = strict_build(out)
-    BUILD_SECONDS.append(seconds)
-    if proc.returncode != 0:
-        pytest.fail(f"mkdocs build --strict failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    out, verdict = shared / "docs-site", shared / "docs-site.json"
+    with open(shared / "docs-site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder; the others wait here
+        if not verdict.exists():
+            proc, seconds = strict_build(out)
+            verdict.write_text(json.dumps({"rc": proc.returncode, "seconds": seconds,
+                                           "log": proc.stdout + proc.stderr}))
+        result = json.loads(verdict.read_text())
+    BUILD_SECONDS.append(result["seconds"])
+    if result["rc"] != 0:
+        pytest.fail(f"mkdocs build --strict failed ({result['rc']}):\n{result['log']}")
     return out
