@@ -55,7 +55,6 @@ if TYPE_CHECKING:
     from .operators._aggregate import to_dict as _i_to_dict
     from .operators._aggregate import to_list as _i_to_list
     from .operators._amb import amb as _i_amb
-    from .operators._amb import skip_until as _i_skip_until
     from .operators._backpressure import on_backpressure_buffer as _i_on_backpressure_buffer
     from .operators._backpressure import on_backpressure_drop as _i_on_backpressure_drop
     from .operators._backpressure import on_backpressure_latest as _i_on_backpressure_latest
@@ -79,7 +78,6 @@ if TYPE_CHECKING:
     from .operators._concat_map import concat_map as _i_concat_map
     from .operators._concat_map_eager import concat_map_eager as _i_concat_map_eager
     from .operators._default_if_empty import default_if_empty as _i_default_if_empty
-    from .operators._default_if_empty import ignore_elements as _i_ignore_elements
     from .operators._distinct import distinct as _i_distinct
     from .operators._distinct import distinct_until_changed as _i_distinct_until_changed
     from .operators._do_on import do_after_terminate as _i_do_after_terminate
@@ -98,6 +96,7 @@ if TYPE_CHECKING:
     from .operators._element_at import last as _i_last
     from .operators._flat_map import flat_map as _i_flat_map
     from .operators._flat_map_iterable import flat_map_iterable as _i_flat_map_iterable
+    from .operators._ignore_elements import ignore_elements as _i_ignore_elements
     from .operators._lift import lift as _i_lift
     from .operators._log import log as _i_log
     from .operators._map_filter import filter_ as _i_filter_
@@ -119,13 +118,14 @@ if TYPE_CHECKING:
     from .operators._retry_repeat import retry as _i_retry
     from .operators._scan import scan as _i_scan
     from .operators._skip_last import skip_last as _i_skip_last
+    from .operators._skip_until import skip_until as _i_skip_until
     from .operators._skip_while import skip_while as _i_skip_while
     from .operators._subscribe_on import subscribe_on as _i_subscribe_on
     from .operators._switch_map import switch_map as _i_switch_map
     from .operators._take_last import take_last as _i_take_last
     from .operators._take_skip import skip as _i_skip
     from .operators._take_skip import take as _i_take
-    from .operators._take_while import take_until as _i_take_until
+    from .operators._take_until import take_until as _i_take_until
     from .operators._take_while import take_while as _i_take_while
     from .operators._zip import zip_ as _i_zip_
     from .sources._basic import defer as _i_defer
@@ -187,7 +187,7 @@ else:
     _i_from_publisher = lazy_function(".sources._basic", "from_publisher", "_i_from_publisher", globals())
     _i_generate = lazy_function(".sources._generate", "generate", "_i_generate", globals())
     _i_hide = lazy_function(".operators._map_filter", "hide", "_i_hide", globals())
-    _i_ignore_elements = lazy_function(".operators._default_if_empty", "ignore_elements", "_i_ignore_elements", globals())
+    _i_ignore_elements = lazy_function(".operators._ignore_elements", "ignore_elements", "_i_ignore_elements", globals())
     _i_last = lazy_function(".operators._element_at", "last", "_i_last", globals())
     _i_lift = lazy_function(".operators._lift", "lift", "_i_lift", globals())
     _i_log = lazy_function(".operators._log", "log", "_i_log", globals())
@@ -217,7 +217,7 @@ else:
     _i_share = lazy_function(".operators._multicast", "share", "_i_share", globals())
     _i_skip = lazy_function(".operators._take_skip", "skip", "_i_skip", globals())
     _i_skip_last = lazy_function(".operators._skip_last", "skip_last", "_i_skip_last", globals())
-    _i_skip_until = lazy_function(".operators._amb", "skip_until", "_i_skip_until", globals())
+    _i_skip_until = lazy_function(".operators._skip_until", "skip_until", "_i_skip_until", globals())
     _i_skip_while = lazy_function(".operators._skip_while", "skip_while", "_i_skip_while", globals())
     _i_start_with = lazy_function(".operators._concat", "start_with", "_i_start_with", globals())
     _i_subscribe_on = lazy_function(".operators._subscribe_on", "subscribe_on", "_i_subscribe_on", globals())
@@ -225,7 +225,7 @@ else:
     _i_switch_map = lazy_function(".operators._switch_map", "switch_map", "_i_switch_map", globals())
     _i_take = lazy_function(".operators._take_skip", "take", "_i_take", globals())
     _i_take_last = lazy_function(".operators._take_last", "take_last", "_i_take_last", globals())
-    _i_take_until = lazy_function(".operators._take_while", "take_until", "_i_take_until", globals())
+    _i_take_until = lazy_function(".operators._take_until", "take_until", "_i_take_until", globals())
     _i_take_while = lazy_function(".operators._take_while", "take_while", "_i_take_while", globals())
     _i_to_dict = lazy_function(".operators._aggregate", "to_dict", "_i_to_dict", globals())
     _i_to_future = lazy_function(".operators._blocking", "to_future", "_i_to_future", globals())

@@ -7,14 +7,12 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import HalfSerializer
 from ..._internal.requests import validate_request
-from ..._internal.subscriptions import DeferredSubscription, cancel, deferred_request, set_once
+from ..._internal.subscriptions import cancel, deferred_request, set_once
 from ..._spec import Publisher, Subscriber, Subscription
-from .._base import BasicSubscriber
 from .._flowable import Flowable
 
-__all__ = ["amb", "skip_until"]
+__all__ = ["amb"]
 
 _NO_WINNER: Final = -1
 
@@ -157,128 +155,3 @@ def amb(*sources: Publisher[Any]) -> Flowable[Any]:
         if not hasattr(s, "subscribe"):
             raise TypeError(f"amb(): expected Publishers, got {type(s).__name__}")
     return _AmbFlowable(tuple(sources))
-
-
-@final
-class _SkipUntilOther:
-    _rs_no_wrap = True
-    __slots__ = ("_parent", "_upstream", "__weakref__")
-
-    def __init__(self, parent: _SkipUntilSubscriber) -> None:
-        self._parent: _SkipUntilSubscriber | None = parent
-        # race: the main side cancels (downstream cancel, main terminal) before on_subscribe arrives
-        self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if set_once(self._upstream, subscription, "skip_until"):  # rule 2.5; cancelled if already cancelled
-            subscription.request(1)
-
-    def on_next(self, item: Any) -> None:
-        p = self._parent
-        if p is not None:
-            p._gate = True
-        self.cancel()
-
-    def on_error(self, error: BaseException) -> None:
-        p = self._parent
-        if p is not None:
-            p._other_error(error)
-        else:
-            plugins.on_error(error)
-
-    def on_complete(self) -> None:
-        p = self._parent
-        if p is not None:
-            p._gate = True  # RxJava: completion of the other opens the gate too
-        self._parent = None
-
-    def cancel(self) -> None:
-        self._parent = None
-        cancel(self._upstream)
-
-
-@final
-class _SkipUntilSubscriber(BasicSubscriber[Any, Any]):
-    __slots__ = ("_gate", "_other", "_serializer")
-
-    def __init__(self, downstream: Subscriber[Any]) -> None:
-        super().__init__(downstream)
-        # The downstream gets its Subscription before either source is subscribed (rule 1.9:
-        # an early error from the other source must not precede on_subscribe), so requests made
-        # before the main upstream arrives are deferred.
-        self.upstream: Any = DeferredSubscription()
-        self._gate = False
-        self._other = _SkipUntilOther(self)
-        self._serializer = HalfSerializer(downstream)
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.upstream.set_upstream(subscription)
-
-    def on_next(self, item: Any) -> None:
-        if self.done:
-            return
-        if self._gate:
-            self._serializer.on_next(item)
-        else:
-            self.upstream.request(1)
-
-    def on_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error)
-            return
-        self.done = True
-        self._other.cancel()
-        self._serializer.on_error(error)
-
-    def on_complete(self) -> None:
-        if self.done:
-            return
-        self.done = True
-        self._other.cancel()
-        self._serializer.on_complete()
-
-    def _other_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error)
-            return
-        self.done = True
-        self.upstream.cancel()
-        self._serializer.on_error(error)
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: the main upstream may not be there yet (the deferred request would
-                # drop it); end the stream through the serializer
-                self.cancel()
-                if not self.done:
-                    self.done = True
-                    self._serializer.on_error(err)
-                return
-        self.upstream.request(n)
-
-    def cancel(self) -> None:
-        self.upstream.cancel()
-        self._other.cancel()
-
-
-@final
-class _SkipUntilFlowable(Flowable[Any]):
-    __slots__ = ("_source", "_other")
-
-    def __init__(self, source: Flowable[Any], other: Publisher[Any]) -> None:
-        self._source = source
-        self._other = other
-
-    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
-        s = _SkipUntilSubscriber(subscriber)
-        subscriber.on_subscribe(s)
-        self._other.subscribe(s._other)
-        self._source.subscribe(s)
-
-
-def skip_until(source: Flowable[Any], other: Publisher[Any]) -> Flowable[Any]:
-    if not hasattr(other, "subscribe"):
-        raise TypeError(f"skip_until(): expected a Publisher, got {type(other).__name__}")
-    return _SkipUntilFlowable(source, other)

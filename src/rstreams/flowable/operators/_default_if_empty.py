@@ -13,18 +13,14 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, TypeVar, final
+from typing import TypeVar, final
 
-from ..._internal import plugins
-from ..._internal.atomics import AtomicFlag
-from ..._internal.requests import MAX_DEMAND, validate_request
-from ..._spec import Subscriber, Subscription
+from ..._spec import Subscriber
 from ...errors import NoneElementError
-from .._base import BasicSubscriber
 from .._flowable import Flowable
 from ._take_last import PostCompleteSubscriber
 
-__all__ = ["default_if_empty", "ignore_elements"]
+__all__ = ["default_if_empty"]
 
 T = TypeVar("T")
 
@@ -66,54 +62,3 @@ def default_if_empty(source: Flowable[T], default: T) -> Flowable[T]:
     if default is None:
         raise NoneElementError("default_if_empty(): the default is None; None is not a valid element (rule 2.13)")
     return _DefaultIfEmptyFlowable(source, default)
-
-
-@final
-class _IgnoreElementsSubscriber(BasicSubscriber[Any, Any]):
-    __slots__ = ("_once",)
-
-    def __init__(self, downstream: Subscriber[Any]) -> None:
-        super().__init__(downstream)
-        self._once = AtomicFlag()  # race: a rule 3.9 error from request vs the upstream's terminal
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        super().on_subscribe(subscription)
-        if self.upstream is subscription:
-            subscription.request(MAX_DEMAND)
-
-    def on_next(self, item: Any) -> None:
-        pass
-
-    def on_error(self, error: BaseException) -> None:
-        if self._once.try_set():
-            self.downstream.on_error(error)
-        else:
-            plugins.on_error(error, "ignore_elements(): on_error after termination")
-
-    def on_complete(self) -> None:
-        if self._once.try_set():
-            self.downstream.on_complete()
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self.upstream.cancel()
-                if self._once.try_set():
-                    self.downstream.on_error(err)
-        # valid demand is irrelevant: no element is ever emitted
-
-
-@final
-class _IgnoreElementsFlowable(Flowable[Any]):
-    __slots__ = ("_source",)
-
-    def __init__(self, source: Flowable[Any]) -> None:
-        self._source = source
-
-    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
-        self._source.subscribe(_IgnoreElementsSubscriber(subscriber))
-
-
-def ignore_elements(source: Flowable[T]) -> Flowable[T]:
-    return _IgnoreElementsFlowable(source)

@@ -168,7 +168,7 @@ def _fused_tail(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[Any]:
 def take_last(source: Flowable[T], count: int) -> Flowable[T]:
     n = _check_count("take_last", count)
     if n == 0:
-        from ._default_if_empty import ignore_elements
+        from ._ignore_elements import ignore_elements
 
         return ignore_elements(source)
     fz = source._fused()
