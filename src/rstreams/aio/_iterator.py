@@ -97,6 +97,14 @@ class AsyncIteratorSubscriber(Generic[T]):
 
     It is a rule-abiding Subscriber on its own (the TCK checks it): it requests ``prefetch`` in
     ``on_subscribe`` and more only as the consumer (:func:`_consume`) takes elements.
+
+    Example::
+
+        async def main():
+            sub = aio.AsyncIteratorSubscriber(prefetch=4)   # requests 4, then 3 per 3 consumed
+            Flowable.range(0, 10).subscribe(sub)
+            return [x async for x in aio.FlowableAsyncIterator(None, subscriber=sub)]
+        asyncio.run(main())                                 # [0, 1, ..., 9]
     """
 
     _rs_no_wrap = True
@@ -305,6 +313,14 @@ class FlowableAsyncIterator(Generic[T]):
 
     It subscribes on the first ``__anext__`` (on the loop that awaits it), so it may be created in
     one coroutine and consumed in another task. ``aclose()`` (or dropping it) cancels the stream.
+
+    Example::
+
+        async def main():
+            it = Flowable.range(0, 10).to_async_iterator(prefetch=4)
+            first = await anext(it)                 # subscribes here
+            await it.aclose()                       # cancels the upstream
+            return first                            # 0
     """
 
     __slots__ = ("_agen", "_next", "_sub")
@@ -432,6 +448,18 @@ def _check_prefetch(prefetch: object) -> None:
 
 
 def to_async_iterator(source: Publisher[T], prefetch: int | None = None) -> FlowableAsyncIterator[T]:
+    """``source.to_async_iterator(prefetch)`` as a function: see :meth:`Flowable.to_async_iterator`.
+
+    Example::
+
+        async def main():
+            async for x in aio.to_async_iterator(Flowable.range(0, 1000), prefetch=32):
+                if x == 10:
+                    break                           # cancels the upstream
+
+    Backpressure: requests ``prefetch``, then ``prefetch - prefetch // 4`` at a time as the
+    consumer takes elements.
+    """
     if prefetch is None:
         prefetch = default_prefetch(source)
     _check_prefetch(prefetch)
@@ -515,7 +543,12 @@ class _AwaitSubscriber(Generic[T]):
 
 
 async def await_last(source: Publisher[T]) -> T:
-    """Subscribe to ``source`` and return its last element (see the module docstring)."""
+    """Subscribe to ``source`` and return its last element (see the module docstring).
+
+    Example::
+
+        asyncio.run(aio.await_last(Flowable.range(0, 5)))    # 4, as ``await Flowable.range(0, 5)``
+    """
     fusion = _fusion_of(source)
     if fusion is not None:  # fused fast path: run the builtin iterator to its last element
         last: Any = None

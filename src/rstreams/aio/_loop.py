@@ -35,7 +35,13 @@ class LoopClosedError(RuntimeError):
 
 
 def background_loop() -> AbstractEventLoop:
-    """The shared background event loop (daemon thread ``rstreams-aio-loop``), started lazily."""
+    """The shared background event loop (daemon thread ``rstreams-aio-loop``), started lazily.
+
+    Example::
+
+        loop = aio.background_loop()
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0, "done"), loop).result()   # 'done'
+    """
     global _loop, _thread
     loop = _loop
     t = _thread
@@ -66,7 +72,13 @@ def background_loop() -> AbstractEventLoop:
 
 
 def stop_background_loop(timeout: float = 2.0) -> None:
-    """Stop the background loop thread (it restarts lazily on next use). Mostly for tests."""
+    """Stop the background loop thread (it restarts lazily on next use). Mostly for tests.
+
+    Example::
+
+        aio.from_coroutine(fetch).blocking_first()   # starts the rstreams-aio-loop thread
+        aio.stop_background_loop()                   # stops it; the next use starts it again
+    """
     global _loop, _thread
     with _lock:
         loop, t = _loop, _thread

@@ -453,6 +453,21 @@ def map_async(
     ordered: bool = True,
     prefetch: int | None = None,
 ) -> Flowable[R]:
+    """``source.map_async(async_fn, ...)`` as a function: see :meth:`Flowable.map_async`.
+
+    Example::
+
+        async def upper(s):
+            await asyncio.sleep(0.01)
+            return s.upper()
+        aio.map_async(Flowable.just("a", "b"), upper, max_concurrency=2).to_list().blocking_first()
+        # ['A', 'B']
+
+    Backpressure: at most ``max_concurrency + prefetch`` elements requested ahead of the results
+    emitted; results wait for downstream demand.
+    Scheduler: the coroutines run on the subscribing thread's running loop, else on the
+    background loop thread ``rstreams-aio-loop``; results are emitted on that loop's thread.
+    """
     if not callable(async_fn):
         raise TypeError("map_async(): async_fn must be callable (element -> awaitable)")
     require_async_function("map_async", async_fn)
@@ -529,6 +544,20 @@ def flat_map_async(
     max_concurrency: int = 16,
     prefetch: int = 32,
 ) -> Flowable[R]:
+    """``source.flat_map_async(async_fn, ...)`` as a function: see :meth:`Flowable.flat_map_async`.
+
+    Example::
+
+        async def pages(user):
+            for p in range(2):
+                yield f"{user}-{p}"
+        sorted(aio.flat_map_async(Flowable.just("a", "b"), pages).blocking_iterable())
+        # ['a-0', 'a-1', 'b-0', 'b-1']
+
+    Backpressure: ``max_concurrency`` upstream elements ahead, then one per finished inner; each
+    inner is prefetched with ``prefetch`` elements, replenished at 75%.
+    Scheduler: as :func:`map_async`.
+    """
     if not callable(async_fn):
         raise TypeError("flat_map_async(): async_fn must be callable (element -> async iterable)")
     _check_positive("flat_map_async", "max_concurrency", max_concurrency)
@@ -537,7 +566,16 @@ def flat_map_async(
 
 
 def do_on_next_async(source: Publisher[T], async_fn: Callable[[T], Awaitable[Any]]) -> Flowable[T]:
-    """``map_async`` with one coroutine at a time that passes each element through."""
+    """``map_async`` with one coroutine at a time that passes each element through.
+
+    Example::
+
+        async def log(x): print("saw", x)
+        aio.do_on_next_async(Flowable.range(0, 3), log).test().await_done(1).assert_result(0, 1, 2)
+
+    Backpressure: as :func:`map_async` with ``max_concurrency=1``.
+    Scheduler: as :func:`map_async`.
+    """
     if not callable(async_fn):
         raise TypeError("do_on_next_async(): async_fn must be callable (element -> awaitable)")
     require_async_function("do_on_next_async", async_fn)

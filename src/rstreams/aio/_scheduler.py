@@ -80,7 +80,13 @@ class _LoopTaskHandle(TaskHandle):
 
 @final
 class AsyncioWorker(Worker):
-    """A Worker running its tasks on ``loop`` (see the module docstring)."""
+    """A Worker running its tasks on ``loop`` (see the module docstring).
+
+    Example::
+
+        w = aio.AsyncioScheduler(aio.background_loop()).create_worker()    # an AsyncioWorker
+        w.schedule(lambda: print(threading.current_thread().name), delay=0.1)   # rstreams-aio-loop
+    """
 
     __slots__ = ("_loop", "_context", "_handles", "_lock")
 

@@ -309,6 +309,21 @@ class _FromAsyncIterable(Flowable[T]):
 def from_async_iterable(
     aiterable: AsyncIterable[T], loop: AbstractEventLoop | None = None, prefetch: int = ASYNC_SOURCE_PREFETCH
 ) -> Flowable[T]:
+    """``Flowable.from_async_iterable`` as a function: see :meth:`Flowable.from_async_iterable`.
+
+    Example::
+
+        async def ticks():
+            for i in range(3):
+                await asyncio.sleep(0.01)
+                yield i
+        aio.from_async_iterable(ticks()).test().await_done(1).assert_result(0, 1, 2)
+
+    Backpressure: one ``__anext__`` per requested element, none ahead of demand; ``prefetch`` is
+    how far an ``async for`` over it asks ahead.
+    Scheduler: ``loop`` if given, else the subscribing thread's running loop, else the background
+    loop thread ``rstreams-aio-loop``; every signal comes from that loop's thread.
+    """
     if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch <= 0:
         raise ValueError(f"from_async_iterable(): prefetch must be a positive int, got {prefetch!r}")
     if aiterable is None:
@@ -344,6 +359,16 @@ class _CoroutineIterable(Generic[T]):
 
 
 def from_coroutine(fn: Callable[[], Awaitable[T]]) -> Flowable[T]:
+    """``Flowable.from_coroutine`` as a function: see :meth:`Flowable.from_coroutine`.
+
+    Example::
+
+        async def fetch(): return 42
+        aio.from_coroutine(fetch).blocking_first()     # 42, awaited on the background loop
+
+    Backpressure: ``fn()`` is called and awaited only at the first ``request``.
+    Scheduler: as :func:`from_async_iterable` (without a ``loop`` argument).
+    """
     if fn is None:
         raise NoneElementError("from_coroutine(): fn is None (rule 2.13)")
     if not callable(fn):
