@@ -226,6 +226,7 @@ def _fmt(x: float) -> str:
 class _Svg:
     def __init__(self) -> None:
         self.parts: list[str] = []
+        self.right = 0.0  # the rightmost drawn x: a crowded lane widens the picture rather than leave it
 
     def add(self, s: str) -> None:
         self.parts.append(s)
@@ -236,12 +237,12 @@ def _lane(svg: _Svg, y: float, events: Sequence[tuple[float, str, str]], duratio
     scale = (_X1 - _X0) / duration
     end_x = _X1 + 30
     terminal = [e for e in events if e[1] in ("complete", "error", "cancel")]
-    line_end = _X0 + terminal[0][0] * scale if terminal else end_x
+    line_end = _X0 + terminal[-1][0] * scale if terminal else end_x  # a resubscribed lane runs to its last end
     svg.add(f'<line x1="{_X0 - 20}" y1="{_fmt(y)}" x2="{_fmt(max(line_end, _X0 - 10))}" y2="{_fmt(y)}" class="axis"/>')
     if not terminal:
         svg.add(f'<path d="M{end_x - 8},{_fmt(y - 6)} L{end_x},{_fmt(y)} L{end_x - 8},{_fmt(y + 6)}" class="arrow"/>')
     if label:
-        svg.add(f'<text x="{_X0 - 34}" y="{_fmt(y + 4)}" class="lanelabel">{html.escape(label)}</text>')
+        svg.add(f'<text x="{_X0 - 20}" y="{_fmt(y - 20)}" class="lanelabel">{html.escape(label)}</text>')
     next_free = -1e9
     req_free = -1e9
     for t, kind, text in events:
@@ -250,6 +251,7 @@ def _lane(svg: _Svg, y: float, events: Sequence[tuple[float, str, str]], duratio
             w = _marble_w(text)
             cx = max(x, next_free + w / 2 + 2)
             next_free = cx + w / 2
+            svg.right = max(svg.right, next_free)
             if w == 2 * _R:
                 svg.add(f'<circle cx="{_fmt(cx)}" cy="{_fmt(y)}" r="{_R}" fill="{_colour(text)}" class="marble"/>')
             else:
@@ -271,6 +273,7 @@ def _lane(svg: _Svg, y: float, events: Sequence[tuple[float, str, str]], duratio
             tx = max(x, req_free + 2)
             label_text = f"request({text})"
             req_free = tx + 7 * len(label_text)
+            svg.right = max(svg.right, req_free)
             svg.add(f'<text x="{_fmt(tx)}" y="{_fmt(ty)}" class="request">{html.escape(label_text)}</text>')
 
 
@@ -303,6 +306,11 @@ def render(sc: Scenario, rec: Recording) -> str:
     out_y = box_y + _BOX_H + 24 + _LANE_H / 2 - 6
     _lane(svg, out_y, rec.output, sc.duration, sc.show_requests, "", requests_above=False)
     svg.add("</svg>")
+    width = max(_W, int(svg.right) + 16)
+    if width != _W:
+        svg.parts[0] = svg.parts[0].replace(f'viewBox="0 0 {_W} ', f'viewBox="0 0 {width} ').replace(
+            f'width="{_W}"', f'width="{width}"')
+        svg.parts[3] = svg.parts[3].replace(f'width="{_W}"', f'width="{width}"')
     return "\n".join(svg.parts) + "\n"
 
 
