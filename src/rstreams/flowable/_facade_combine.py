@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .operators._materialize import materialize as _i_materialize
     from .operators._merge import merge as _i_merge
     from .operators._pairwise import pairwise as _i_pairwise
+    from .operators._publish_selector import publish_selector as _i_publish_selector
     from .operators._switch_map import switch_map as _i_switch_map
     from .operators._switch_on_next import switch_on_next as _i_switch_on_next
     from .operators._zip_with_index import zip_with_index as _i_zip_with_index
@@ -38,6 +39,7 @@ else:
     _i_materialize = lazy_function(".operators._materialize", "materialize", "_i_materialize", globals())
     _i_merge = lazy_function(".operators._merge", "merge", "_i_merge", globals())
     _i_pairwise = lazy_function(".operators._pairwise", "pairwise", "_i_pairwise", globals())
+    _i_publish_selector = lazy_function(".operators._publish_selector", "publish_selector", "_i_publish_selector", globals())
     _i_switch_map = lazy_function(".operators._switch_map", "switch_map", "_i_switch_map", globals())
     _i_switch_on_next = lazy_function(".operators._switch_on_next", "switch_on_next", "_i_switch_on_next", globals())
     _i_zip_with_index = lazy_function(".operators._zip_with_index", "zip_with_index", "_i_zip_with_index", globals())
@@ -268,3 +270,10 @@ class CombineMixin(Generic[T]):
         Scheduler: none; signals go out on the upstream's thread.
         """
         return _i_dematerialize(_f(self), selector)
+
+    # ------------------------------------------------------------------------------------------
+    # Multicasting (``publish`` itself lives in ``_flowable.py``)
+
+    def _publish_selector(self, selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int) -> Flowable[R]:
+        """``publish(selector, prefetch)``: reached from ``Flowable.publish`` (no import per call)."""
+        return _i_publish_selector(_f(self), selector, prefetch)

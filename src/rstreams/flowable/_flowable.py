@@ -2208,9 +2208,7 @@ class Flowable(
             if prefetch != 128:
                 raise ValueError("publish(): prefetch applies only with a selector (publish() prefetches 128)")
             return _i_publish(self)
-        from .operators._publish_selector import publish_selector
-
-        return publish_selector(self, selector, prefetch)
+        return self._publish_selector(selector, prefetch)
 
     def replay(self, n: int | None = None) -> ConnectableFlowable[T]:
         """Like ``publish()``, but each subscriber first receives the retained items (all of them,
