@@ -113,6 +113,13 @@ class TestEnvironment:
     timeout inside an OPTIONAL test (one whose failure is only an ``xfail``), the same as ``timeout_ms``
     unless set. ``None`` means: the environment variable (``RSTREAMS_TCK_TIMEOUT_MS`` or the JVM's
     ``DEFAULT_TIMEOUT_MILLIS``, ..., ``RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS``) or the default.
+
+    Example::
+
+        env = TestEnvironment(timeout_ms=500)
+        env.flop("rule 1.3: overlapping signals")    # records a violation, does not raise
+        env.drop_violation()                         # 'rule 1.3: overlapping signals'
+        env.close()
     """
 
     __test__ = False  # not a pytest test class, even though its name starts with "Test"
@@ -863,6 +870,14 @@ class SubscriberPuppet(Protocol):
 
     ``trigger_request(n)`` makes the Subscriber call ``request(n)`` on its Subscription;
     ``signal_cancel()`` makes it call ``cancel()``.
+
+    Example::
+
+        class Puppet:                        # any object with these two methods
+            def __init__(self, subscription): self.s = subscription
+            def trigger_request(self, n): self.s.request(n)
+            def signal_cancel(self): self.s.cancel()
+        # in the Subscriber's on_subscribe(s): self.probe.register_on_subscribe(Puppet(s))
     """
 
     def trigger_request(self, n: int) -> None: ...
@@ -876,6 +891,13 @@ class WhiteboxSubscriberProbe(Generic[T]):
     The Subscriber calls ``register_on_subscribe(puppet)`` from ``on_subscribe``, and
     ``register_on_next(x)``, ``register_on_complete()``, ``register_on_error(e)`` once it has
     processed the respective signal. The kit then steers it through the puppet.
+
+    Example::
+
+        probe = WhiteboxSubscriberProbe(TestEnvironment())   # the kit passes one to create_subscriber
+        probe.register_on_next(1)                            # what the Subscriber reports
+        probe.expect_next(1)                                 # what the kit checks
+        probe.register_on_complete(); probe.expect_completion()
     """
 
     def __init__(self, env: TestEnvironment, subscription: TckSubscription | None = None) -> None:

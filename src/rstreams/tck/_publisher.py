@@ -29,7 +29,9 @@ class PublisherVerification(VerificationBase, Generic[T]):
     """Verifies a Publisher against rules 1.1-1.11 and 3.1-3.17.
 
     Subclass it in a pytest module (the name must start with ``Test``) and say how to build the
-    Publisher under test::
+    Publisher under test.
+
+    Example::
 
         from rstreams.tck import PublisherVerification
 

@@ -60,6 +60,12 @@ class DaemonExecutor:
 
     (``concurrent.futures.ThreadPoolExecutor`` joins its workers at exit, which would hang on a
     never-ending stream.)
+
+    Example::
+
+        pool = DaemonExecutor(workers=2)
+        pool.submit(lambda: print(threading.current_thread().name))      # rstreams-tck-0
+        ThreadPoolIterablePublisher(range(3), pool).subscribe(SyncSubscriber(on_item=print))
     """
 
     def __init__(self, workers: int = 4, name: str = "rstreams-tck") -> None:

@@ -26,7 +26,13 @@ ERROR = "ERROR"
 
 @dataclass
 class TestResult:
-    """The outcome of one kit test."""
+    """The outcome of one kit test.
+
+    Example::
+
+        r = run_test(TestSyncRange, "test_required_spec309_request_zero_must_signal_value_error")
+        r.rule, r.kind, r.outcome            # ('3.9', 'required', 'passed')
+    """
 
     __test__ = False
 
@@ -57,6 +63,14 @@ def run_test(
 
     The test runs on a daemon thread: if a call into the implementation never returns, the result
     is an ERROR after ``hang_timeout`` seconds instead of a hang.
+
+    Example::
+
+        class TestSyncRange(PublisherVerification):
+            def create_publisher(self, n): return SyncRangePublisher(0, n)
+            def create_failed_publisher(self): return None
+        run_test(TestSyncRange, "test_required_spec309_request_zero_must_signal_value_error").outcome
+        # 'passed'
     """
     cls = verification if isinstance(verification, type) else type(verification)
     method = getattr(cls, name)
@@ -114,7 +128,13 @@ def run_verification(
     *,
     select: str | None = None,
 ) -> list[TestResult]:
-    """Run every kit test of ``verification`` (a class or an instance); ``select``: substring filter."""
+    """Run every kit test of ``verification`` (a class or an instance); ``select``: substring filter.
+
+    Example::
+
+        results = run_verification(TestSyncRange, select="spec309")   # TestSyncRange: see run_test
+        [r.outcome for r in results]                                  # ['passed', ...] (6 tests)
+    """
     cls = verification if isinstance(verification, type) else type(verification)
     names = [n for n in kit_tests(cls) if select is None or select in n]
     return [run_test(verification, n) for n in names]
@@ -125,7 +145,16 @@ def has_required_failures(results: list[TestResult]) -> bool:
 
 
 def format_table(results: list[TestResult], width: int = 100) -> str:
-    """A rule-by-rule table: test, rule, kind, outcome (and the reason for anything but a pass)."""
+    """A rule-by-rule table: test, rule, kind, outcome (and the reason for anything but a pass).
+
+    Example::
+
+        print(format_table(run_verification(TestSyncRange, select="spec309")))
+        # rule   kind       outcome         test
+        # 3.9    required   passed          test_required_spec309_request_zero_must_signal_value_error
+        # ...
+        # 6 passed (6 tests)
+    """
     lines = [f"{'rule':<6} {'kind':<10} {'outcome':<15} test", "-" * width]
     for r in sorted(results, key=lambda r: (_rule_key(r.rule), r.name)):
         lines.append(f"{r.rule:<6} {r.kind:<10} {r.outcome:<15} {r.name}")

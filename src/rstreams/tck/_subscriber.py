@@ -188,7 +188,9 @@ class SubscriberWhiteboxVerification(_SubscriberVerificationBase[T]):
     The Subscriber under test must call ``probe.register_on_subscribe(puppet)`` from ``on_subscribe``
     (the puppet's ``trigger_request(n)``/``signal_cancel()`` make it call ``request``/``cancel``), and
     ``probe.register_on_next(x)``, ``register_on_complete()``, ``register_on_error(e)`` once it has
-    processed each signal::
+    processed each signal.
+
+    Example::
 
         from rstreams.tck import SubscriberWhiteboxVerification, SyncSubscriber
 
