@@ -75,17 +75,18 @@ class _OutputSubscriber(BasicSubscriber[R, R]):
 
 @final
 class _PublishSelectorFlowable(Flowable[R]):
-    __slots__ = ("_source", "_selector", "_prefetch")
+    __slots__ = ("_source", "_selector", "_prefetch", "_processor_type")
 
     def __init__(self, source: Flowable[T], selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int) -> None:
+        from ...processors import MulticastProcessor  # flowable -> processors: lazy (layers)
+
         self._source = source
         self._selector = selector
         self._prefetch = prefetch
+        self._processor_type = MulticastProcessor  # imported once per assembly, not per subscription
 
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
-        from ...processors import MulticastProcessor
-
-        processor: MulticastProcessor[Any] = MulticastProcessor(self._prefetch)
+        processor: Any = self._processor_type(self._prefetch)
         try:
             out = self._selector(_View(processor))
         except Exception as e:
