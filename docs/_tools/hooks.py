@@ -97,7 +97,10 @@ def operator_pages() -> dict[str, str]:
              "matches its run).", "",
              "How to read a diagram: time runs left to right; the lanes above the box are the sources as the "
              "operator saw them, the lane below is what the subscriber received. A bar is `on_complete`, an X "
-             "is `on_error`, ✂ is `cancel`; `request(n)` labels are the recorded demand.", ""]
+             "is `on_error`, ✂ is `cancel`; `request(n)` labels are the recorded demand.", "",
+             "Adding an operator: its scenario goes in `docs/_tools/marble_scenarios.py` (or a reason why it "
+             "has no diagram), then `python docs/_tools/marbles.py <name>` records and draws it; "
+             "`tests/docs/test_marbles.py` fails until then.", ""]
     for cat, (title, intro) in PAGES.items():
         names = by_cat.get(cat, [])
         body = [f"# {title}", "", intro, ""]
