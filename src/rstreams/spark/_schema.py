@@ -60,7 +60,13 @@ class SchemaStore:
 
 
 def path_schema(path: str) -> Any:
-    """The pyarrow schema of what ``to_spark`` landed in ``path`` (None if nothing yet)."""
+    """The pyarrow schema of what ``to_spark`` landed in ``path`` (None if nothing yet).
+
+    Example::
+
+        spark.to_spark(Flowable.range(0, 1000).map(lambda i: {"id": i}), path="/tmp/ids")
+        spark.path_schema("/tmp/ids")          # id: int64
+    """
     from ._sink import _local_path
 
     cur = SchemaStore(_local_path(path)).current()

@@ -43,7 +43,12 @@ LOCAL_CONF: dict[str, str] = {
 
 
 def check_java() -> str:
-    """Return the path of ``java`` (Java 17+), or raise :class:`SparkUnavailableError`."""
+    """Return the path of ``java`` (Java 17+), or raise :class:`SparkUnavailableError`.
+
+    Example::
+
+        spark.check_java()      # '/usr/bin/java' (or $JAVA_HOME/bin/java)
+    """
     java_home = os.environ.get("JAVA_HOME")
     java = os.path.join(java_home, "bin", "java") if java_home else shutil.which("java")
     if java_home and java is not None and not os.path.exists(java):

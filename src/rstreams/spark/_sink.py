@@ -80,7 +80,13 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class WritePolicy:
     """Retries of a failed step of a micro-batch (write, commit, publish): ``attempts`` in all,
-    exponential backoff."""
+    exponential backoff.
+
+    Example::
+
+        spark.to_spark(rows, path="/tmp/out", retry=spark.WritePolicy(attempts=5, backoff=1.0))
+        [spark.WritePolicy(backoff=0.5).delay(k) for k in (1, 2, 3)]   # [0.5, 1.0, 2.0] seconds
+    """
 
     attempts: int = 3
     backoff: float = 0.5
@@ -98,6 +104,13 @@ class SinkResult:
     run of the same named landing had committed; ``committed_rows``: the landing's total;
     ``name``: the landing's name (pass it to resume a landing that did not complete);
     ``already_complete``: the named landing had completed before, so nothing was landed.
+
+    Example::
+
+        ids = Flowable.range(0, 1000).map(lambda i: {"id": i})
+        r = spark.to_spark(ids, path="/tmp/ids", name="ids")
+        r.rows, r.batches, r.committed_rows                               # (1000, 1, 1000)
+        spark.to_spark(ids, path="/tmp/ids", name="ids").already_complete  # True: nothing landed
     """
 
     rows: int = 0
@@ -253,7 +266,16 @@ def _table_files_location(spark: Any, table: str, format: str) -> str | None:
 
 
 class SparkSink:
-    """The Subscriber behind :func:`to_spark` (one use). ``result()`` waits for the outcome."""
+    """The Subscriber behind :func:`to_spark` (one use). ``result()`` waits for the outcome.
+
+    Example::
+
+        sink = spark.SparkSink(spark=spark.session(), path="/tmp/ids", table=None, format="parquet",
+                               mode="append", batch_rows=None, max_batch_seconds=None, schema=None,
+                               policy=spark.WritePolicy(), progress=None)
+        Flowable.range(0, 100).map(lambda i: {"id": i}).subscribe(sink)
+        sink.result().rows                     # 100 (to_spark does all this)
+    """
 
     _rs_no_wrap = True
 

@@ -1359,7 +1359,17 @@ def from_dataframe(
 
 
 def from_table(name: str, *, spark: Any = None, **kwargs: Any) -> Flowable[Any]:
-    """``from_dataframe(spark.table(name), ...)``."""
+    """``from_dataframe(spark.table(name), ...)``.
+
+    Example::
+
+        s = spark.session()
+        s.range(5).createOrReplaceTempView("nums")
+        spark.from_table("nums", as_="rows").count().blocking_first()     # 5
+
+    Backpressure: as :func:`from_dataframe` (a partition is fetched only while there is demand).
+    Scheduler: as :func:`from_dataframe` (Spark is driven from an io worker by default).
+    """
     from ._session import session
 
     s = spark or session()
@@ -1367,7 +1377,16 @@ def from_table(name: str, *, spark: Any = None, **kwargs: Any) -> Flowable[Any]:
 
 
 def from_sql(query: str, *, spark: Any = None, **kwargs: Any) -> Flowable[Any]:
-    """``from_dataframe(spark.sql(query), ...)``."""
+    """``from_dataframe(spark.sql(query), ...)``.
+
+    Example::
+
+        spark.from_sql("SELECT id, id * 2 AS twice FROM range(3)", as_="rows").to_list().blocking_first()
+        # [(0, 0), (1, 2), (2, 4)]
+
+    Backpressure: as :func:`from_dataframe` (a partition is fetched only while there is demand).
+    Scheduler: as :func:`from_dataframe` (Spark is driven from an io worker by default).
+    """
     from ._session import session
 
     s = spark or session()
