@@ -238,6 +238,7 @@ def test_delay_selector_empty_indicator_and_first_element_only() -> None:
     Flowable.just(1, 2).delay(lambda x: Flowable.empty()).test().assert_result(1, 2).assert_no_violations()
     ind: TestPublisher[str] = TestPublisher.create()
     sub = Flowable.just(7).delay(lambda x: ind).test()
+    assert ind.request_calls == [1]  # its first signal is enough
     ind.next("a")
     sub.assert_result(7).assert_no_violations()
     assert ind.was_cancelled
