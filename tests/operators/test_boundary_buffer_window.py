@@ -460,3 +460,29 @@ def test_property_buffer_openings_matches_the_model(script: list[tuple[str, int]
     src.complete()
     want.extend(open_lists.values())
     ts.assert_result(*want).assert_no_violations()
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_window_boundary_a_batch_source_respects_the_window_subscribers_demand(hidden: bool) -> None:
+    # a fused range hands its elements over in batches: queued in the window, delivered on demand
+    inner: TestSubscriber[int] = TestSubscriber(0)
+
+    class Take(TestSubscriber[Flowable[int]]):
+        def on_next(self, item: Flowable[int]) -> None:
+            super().on_next(item)
+            item.subscribe(inner)
+
+    main = Take()
+    src = Flowable.range(0, 10)
+    (src.hide() if hidden else src).window(Flowable.never()).subscribe(main)
+    inner.assert_no_values()
+    inner.request(3)
+    inner.assert_values(0, 1, 2)
+    inner.request(100)
+    inner.assert_result(*range(10)).assert_no_violations()
+    main.assert_complete().assert_no_violations()
+
+
+def test_window_boundary_large_batch_source_loses_nothing() -> None:
+    ts = Flowable.range(0, 50_000).window(Flowable.never()).flat_map(lambda w: w.count()).test()
+    ts.assert_result(50_000).assert_no_violations()

@@ -126,6 +126,15 @@ class _WindowBoundarySubscriber(DrivenBase):
         if w is not None and not self._done:
             w.on_next(item)
 
+    def _add_batch(self, items: list[Any]) -> None:
+        w = self._window
+        if w is None or self._done or w.done or w.cancelled:
+            return
+        push = w.push
+        for x in items:
+            push(x)
+        w.drain()
+
     # -- source ----------------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
         if self.set_upstream(subscription):
@@ -135,6 +144,11 @@ class _WindowBoundarySubscriber(DrivenBase):
         if item is None:
             raise none_refused("on_next")  # rule 2.13
         self._out.run(lambda: self._add(item))
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol (elements already checked): one serialized section and
+        one window drain per batch."""
+        self._out.run(lambda: self._add_batch(items))
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
