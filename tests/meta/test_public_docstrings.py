@@ -4,7 +4,8 @@ a function that builds a publisher says how it treats backpressure.
 
 Exempt by rule: exception classes (their docstring says when they are raised; an example would only
 show a ``raise``) and typing-only aliases (``Literal``/``Union`` aliases and the like are neither
-functions nor classes at run time, so they are never collected). Nothing else is exempt.
+functions nor classes at run time, so they are never collected). Anything else exempt is listed in
+EXEMPT with its reason.
 """
 
 from __future__ import annotations
