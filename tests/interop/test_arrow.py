@@ -463,3 +463,20 @@ def test_batch_to_rows_is_shared_with_the_spark_source() -> None:
     with plugins.collect_errors() as errors:
         Flowable.from_arrow(_table(2)).test().assert_result(*_rows(2)).assert_no_violations()
     assert not errors
+
+
+def test_a_reader_is_read_one_batch_ahead_to_complete_with_its_last_row() -> None:
+    t = pa.table({"a": list(range(4))})
+    pulled: list[int] = []
+
+    def gen() -> Any:
+        for b in t.to_batches(max_chunksize=2):
+            pulled.append(b.num_rows)
+            yield b
+
+    ts: TestSubscriber[Any] = Flowable.from_arrow(gen()).test(0)
+    assert pulled == [2]  # hasNext() at subscription
+    ts.request(2)
+    assert pulled == [2, 2]
+    ts.request(2)
+    ts.assert_result((0,), (1,), (2,), (3,)).assert_no_violations()  # completes without another request

@@ -77,6 +77,9 @@ class InteropMixin(Generic[T]):
 
         Backpressure: honours requests exactly, as ``from_iterable``; a batch is converted when its
         first row is requested, so memory holds one converted slice beyond what the downstream keeps.
+        A reader or iterator is read one row ahead, as RxJava's ``fromIterable`` asks ``hasNext()``
+        (at subscription and when demand is met), so the stream completes with its last row: its
+        next batch may be read before it is requested.
         Batch-taking consumers (``count``, ``to_list``, ``reduce``) get the rows as lists.
         Scheduler: none; rows are emitted on the requesting thread.
         """

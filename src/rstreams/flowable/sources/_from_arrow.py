@@ -12,7 +12,9 @@ the downstream keeps.
 An in-memory Table, RecordBatch, list of batches or DataFrame knows its element count: the stream
 completes with its last element, and any number of subscriptions each get a full pass. A
 ``RecordBatchReader`` or an iterator of batches is one-shot, as ``from_iterable(iterator)``: a
-second subscription gets ``OneShotIteratorError``. Empty batches are skipped in every mode.
+second subscription gets ``OneShotIteratorError``; it is looked ahead one row (the fused driver's
+``hasNext()``, to complete with the last row), so its next batch may be read, and converted,
+before it is requested. Empty batches are skipped in every mode.
 """
 
 from __future__ import annotations
