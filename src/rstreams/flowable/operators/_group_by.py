@@ -611,16 +611,19 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
             self._open += 1
         w = self._worker
         if w is not None and due < _INF:
-            g.timer = w.schedule(functools.partial(self._on_timer_cb, g), due - now)
+            g.timer = w.schedule(functools.partial(self._on_timer_cb, g, due), due - now)
 
-    def _on_timer(self, g: _GroupState) -> None:
-        """A group's timer (the scheduler's thread): expire it, or re-arm for its moved deadline."""
+    def _on_timer(self, g: _GroupState, armed: float) -> None:
+        """A group's timer (the scheduler's thread), armed for the deadline ``armed``: expire the
+        group, or re-arm for its moved deadline (elements arrived meanwhile). A deadline that did
+        not move expires even if the clock reads a hair before it (a scheduler's time resolution,
+        e.g. TestScheduler's nanoseconds: re-arming for a sub-resolution delay would never end)."""
         now = self._now()
         with self._dict_lock:  # type: ignore[union-attr]
             if self._groups.get(g.key) is not g:
                 return  # gone: expired, evicted or terminated already
             due = g.due
-            if now < due:
+            if now < due and due > armed:
                 expire = False
             else:
                 del self._groups[g.key]
@@ -631,7 +634,7 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
             return
         w = self._worker
         if w is not None:
-            g.timer = w.schedule(functools.partial(self._on_timer_cb, g), due - now)
+            g.timer = w.schedule(functools.partial(self._on_timer_cb, g, due), due - now)
 
     def _expire(self, g: _GroupState) -> None:
         """``g`` left the dict (this thread removed it): it completes after what it holds."""
