@@ -531,3 +531,27 @@ def test_window_while_windows_cancelled_on_other_threads_do_not_stall() -> None:
     )
     ts.await_done(20).assert_complete().assert_no_violations()
     assert len(ts.values) == 3 * (n // 40)
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_rule_1_1_window_until_batch_source_stays_within_prefetch(hidden: bool) -> None:
+    # a fused range hands over batches of what was requested: still at most prefetch in flight
+    pulled: list[int] = []
+    src = Flowable.range(0, 1000)
+    src = (src.hide() if hidden else src).do_on_next(pulled.append)
+    main = Grab(inner_request=0)
+    src.window_until(lambda x: x % 100 == 99, prefetch=16).subscribe(main)
+    assert len(pulled) == 16
+    main.assert_value_count(1)
+    inner = main.inners[0]
+    inner.request(5)
+    assert len(pulled) == 16  # 5 consumed: below the replenish limit (12)
+    inner.request(7)
+    assert len(pulled) == 28  # 12 consumed: replenished in one batch
+    inner.assert_values(*range(12))
+    inner.request(2**63 - 1)
+    inner.assert_result(*range(100)).assert_no_violations()
+    # the second window's subscriber requests nothing: what it holds is all that is in flight
+    assert 100 < len(pulled) <= 100 + 16
+    assert len(main.inners[1].values) == 0
+    main.assert_not_complete().assert_no_violations()

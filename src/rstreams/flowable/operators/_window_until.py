@@ -25,14 +25,16 @@ an abandoned window. Credits are batched (``limit = prefetch - prefetch // 4``) 
 wait in windows; windows wait in a queue for the main subscriber's demand (rule 1.1), and the main
 output is a queue-drain (race: upstream thread vs the main subscriber's ``request``/``cancel``).
 
-An element for a window whose subscriber cancelled is dropped and credited. A window abandoned (not
-subscribed while the main subscriber's ``on_next`` ran, as ``window(count)``) keeps its elements for
-a late subscriber but no longer holds back the upstream: its queued elements are credited at
-abandonment, later ones on arrival. Races: a cancel or an abandonment (on another thread) vs an
-element being routed: the router reads the window's state again after handing the element over and
-credits it if the window was cancelled or abandoned meanwhile, so an element is credited at least
-once; at worst twice (the upstream then has one more element in flight, once per window), never
-lost (lost credits could stall the stream).
+Elements are pushed into the window's queue and the window drained once per run of elements (one
+per element from ``on_next``, one per run within a batch of the library-internal batch protocol).
+An element for a window whose subscriber cancelled is dropped and credited by that window's drain,
+whether pushed before or after the cancel (race: cancel vs routing, no credit lost). A window
+abandoned (not subscribed while the main subscriber's ``on_next`` ran, as ``window(count)``) keeps
+its elements for a late subscriber but no longer holds back the upstream: its queued elements are
+credited at abandonment, later ones after their drain. Race: an abandonment on another thread (a
+window that waited for main demand) vs elements being pushed: the router reads the window's state
+after the drain, so an element is credited at least once; at worst twice (the upstream then has a
+few more elements in flight, once per window), never lost (lost credits could stall the stream).
 
 Upstream lifetime: as ``window(count)``, ``_live`` counts the main subscription and each window not
 yet released; at zero the upstream is cancelled (race: main cancel vs window cancel).
@@ -78,6 +80,8 @@ class _WindowPredicateSubscriber:
         "_limit",
         "_credit",
         "_window",
+        "_run",
+        "_run_n",
         "_out",
         "_requested",
         "_wip",
@@ -103,6 +107,8 @@ class _WindowPredicateSubscriber:
         self._limit = prefetch - (prefetch >> 2)
         self._credit = AtomicInt(0)  # consumed, not yet re-requested (race: window drains vs upstream thread)
         self._window: UnicastGroup | None = None  # the open window (upstream thread only)
+        self._run: UnicastGroup | None = None  # the window with pushed, undrained elements (upstream thread)
+        self._run_n = 0
         self._out: deque[UnicastWindow[Any]] = deque()  # windows waiting for main demand
         self._requested = AtomicInt(0)  # race: request vs drain
         self._wip = AtomicInt(0)  # race: upstream thread vs request thread (main queue-drain)
@@ -149,51 +155,88 @@ class _WindowPredicateSubscriber:
         self._drain()
         return ws
 
-    def _route(self, ws: UnicastGroup, item: Any) -> None:
-        if ws.cancelled:
-            self.consumed(1)  # its subscriber left: the element is dropped
-            return
-        ws.on_next(item)
-        # read after handing it over (see the module docstring): a cancel or an abandonment that
-        # raced the call may have left it uncounted; credit it here (at worst twice, never lost)
-        if ws.cancelled or ws.replenish is None:
-            self.consumed(1)
+    def _push(self, ws: UnicastGroup, item: Any) -> None:
+        """Queue ``item`` in ``ws``; the run of pushed elements is drained by :meth:`_flush`.
 
-    def on_next(self, item: Any) -> None:
-        if self._done:
+        Push and drain, not ``UnicastGroup.on_next`` (which drops the element of a cancelled
+        window uncounted): a window's drain clears and credits whatever its cancelled subscriber
+        left, pushed before or after the cancel, so no credit is lost (race: cancel vs routing)."""
+        run = self._run
+        if run is not ws:
+            if run is not None:
+                self._flush()
+            self._run = ws
+        ws.push(item)
+        self._run_n += 1
+
+    def _flush(self) -> None:
+        ws = self._run
+        if ws is None:
             return
+        n = self._run_n
+        self._run = None
+        self._run_n = 0
+        ws.drain()
+        # read after the drain (module docstring): an abandoned window's elements do not hold back
+        # the upstream; an abandonment racing the push may count some of them twice, never none
+        if ws.replenish is None:
+            self.consumed(n)
+
+    def _close(self, ws: UnicastGroup) -> None:
+        self._window = None
+        self._flush()
+        ws.on_complete()
+
+    def _step(self, item: Any) -> bool:
+        """Route one element (upstream thread); False once the stream failed."""
         try:
             match = self._predicate(item)
         except Exception as e:
+            self._flush()
             self._upstream.cancel()
             self._terminate(e)
-            return
+            return False
         ws = self._window
         if ws is None:
             ws = self._open()
             if ws is None:
-                return  # the main subscriber left: no new windows (the upstream goes with _live)
+                return True  # the main subscriber left: no new windows (the upstream goes with _live)
         mode = self._mode
         if mode == _UNTIL:
-            self._route(ws, item)
+            self._push(ws, item)
             if match:
-                self._window = None
-                ws.on_complete()
+                self._close(ws)
         elif mode == _CUT_BEFORE:
             if match:
-                self._window = None
-                ws.on_complete()
+                self._close(ws)
                 ws2 = self._open()
                 if ws2 is None:
-                    return
+                    return True
                 ws = ws2
-            self._route(ws, item)
+            self._push(ws, item)
         elif match:
-            self._route(ws, item)
+            self._push(ws, item)
         else:
-            self._window = None
-            ws.on_complete()
+            self._close(ws)
             self.consumed(1)  # the separator is dropped
+        return True
+
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        self._step(item)
+        self._flush()
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol: the same steps as :meth:`on_next`, with one window
+        drain per run of elements for the same window instead of one per element."""
+        if self._done:
+            return
+        step = self._step
+        for item in items:
+            if not step(item):
+                return
+        self._flush()
 
     def on_error(self, error: BaseException) -> None:
         if self._done:
