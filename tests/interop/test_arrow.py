@@ -480,3 +480,22 @@ def test_a_reader_is_read_one_batch_ahead_to_complete_with_its_last_row() -> Non
     assert pulled == [2, 2]
     ts.request(2)
     ts.assert_result((0,), (1,), (2,), (3,)).assert_no_violations()  # completes without another request
+
+
+@pytest.mark.parametrize("as_", ["rows", "dicts", "batches"])
+def test_a_reader_one_by_one_and_hidden_give_the_same_signals(as_: str) -> None:
+    t = _table(7)
+
+    def reader() -> Any:
+        return pa.RecordBatchReader.from_batches(t.schema, t.to_batches(max_chunksize=3))
+
+    runs = [
+        Flowable.from_arrow(reader(), as_=as_).test(),  # type: ignore[arg-type]
+        Flowable.from_arrow(reader(), as_=as_).hide().test(),  # type: ignore[arg-type]
+        run_one_by_one(Flowable.from_arrow(reader(), as_=as_)),  # type: ignore[arg-type]
+        run_one_by_one(Flowable.from_arrow(reader(), as_=as_).hide()),  # type: ignore[arg-type]
+    ]
+    for ts in runs:
+        ts.assert_complete().assert_no_violations()
+    assert all(ts.values == runs[0].values for ts in runs)
+    assert len(runs[0].values) == (3 if as_ == "batches" else 7)
