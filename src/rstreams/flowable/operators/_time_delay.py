@@ -34,8 +34,9 @@ from ..._internal.subscriptions import CANCELLED, DeferredSubscription
 from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
+from ._boundary_common import GONE
 from ._delay_selector import delay_selector
-from ._time_common import NOOP, SerializedOut, check_duration, none_refused, resolve_scheduler
+from ._time_common import SerializedOut, check_duration, none_refused, resolve_scheduler
 
 __all__ = ["delay", "delay_subscription"]
 
@@ -66,7 +67,7 @@ class _DelaySubscriber:
             return
         self._upstream = subscription
         d = self._downstream_ref
-        self._downstream_ref = NOOP  # SerializedOut holds it (rule 3.13 after cancel)
+        self._downstream_ref = GONE  # SerializedOut holds it (rule 3.13 after cancel)
         # inside the serialized section: the downstream's first request can make a synchronous
         # source emit at once, and a short delay then fires on the worker's thread while
         # on_subscribe still runs; that element waits for on_subscribe to return (rule 1.3)

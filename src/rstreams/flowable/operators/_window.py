@@ -43,8 +43,8 @@ from ..._internal.subscriptions import CANCELLED
 from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
+from ._boundary_common import GONE
 from ._time_common import (
-    NOOP,
     check_count,
     check_duration,
     missing_backpressure,
@@ -239,7 +239,7 @@ class _WindowSubscriber:
 
     def cancel(self) -> None:
         if self._main_cancelled.try_set():
-            self._downstream = NOOP  # rule 3.13
+            self._downstream = GONE  # rule 3.13
             self._live.release()
             self._drain()
 
@@ -260,7 +260,7 @@ class _WindowSubscriber:
                 if bad is not None and not self._terminated:
                     self._terminated = True
                     d = self._downstream
-                    self._downstream = NOOP  # rule 3.13
+                    self._downstream = GONE  # rule 3.13
                     d.on_error(bad)
             elif not self._terminated:
                 d = self._downstream
@@ -280,7 +280,7 @@ class _WindowSubscriber:
                     produced(requested, e)
                 if done and not out:
                     self._terminated = True
-                    self._downstream = NOOP
+                    self._downstream = GONE
                     if self._error is None:
                         d.on_complete()
                     else:
