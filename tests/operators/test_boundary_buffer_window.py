@@ -486,3 +486,10 @@ def test_window_boundary_a_batch_source_respects_the_window_subscribers_demand(h
 def test_window_boundary_large_batch_source_loses_nothing() -> None:
     ts = Flowable.range(0, 50_000).window(Flowable.never()).flat_map(lambda w: w.count()).test()
     ts.assert_result(50_000).assert_no_violations()
+
+
+def test_buffer_openings_batch_source_fills_every_open_list() -> None:
+    # openings are subscribed before the source is requested: two lists are open when the fused
+    # range hands its elements over in a batch; each gets all of them
+    ts = Flowable.range(0, 5).buffer(Flowable.just(0, 1), lambda o: Flowable.never()).test()
+    ts.assert_result([0, 1, 2, 3, 4], [0, 1, 2, 3, 4]).assert_no_violations()

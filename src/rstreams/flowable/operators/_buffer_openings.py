@@ -112,6 +112,14 @@ class _BufferOpeningsSubscriber:
                 for b in bufs.values():
                     b.append(item)
 
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol (elements already checked): one lock round trip."""
+        with self._lock:
+            bufs = self._buffers
+            if bufs:
+                for b in bufs.values():
+                    b.extend(items)
+
     def on_error(self, error: BaseException) -> None:
         if error is None:
             raise none_refused("on_error")  # rule 2.13
