@@ -67,7 +67,7 @@ class _BufferBoundarySubscriber(DrivenBase):
                 b.append(item)
 
     def on_next_batch(self, items: list[Any]) -> None:
-        """Library-internal batch protocol (elements already checked): one lock round trip."""
+        """Library-internal batch protocol (elements already checked): one lock acquisition per batch."""
         with self._lock:
             b = self._buf
             if b is not None:

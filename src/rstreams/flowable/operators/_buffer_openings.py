@@ -113,7 +113,7 @@ class _BufferOpeningsSubscriber:
                     b.append(item)
 
     def on_next_batch(self, items: list[Any]) -> None:
-        """Library-internal batch protocol (elements already checked): one lock round trip."""
+        """Library-internal batch protocol (elements already checked): one lock acquisition per batch."""
         with self._lock:
             bufs = self._buffers
             if bufs:
