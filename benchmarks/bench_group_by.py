@@ -143,3 +143,101 @@ def _many_flowable(ctx: Context) -> dict[int, int]:
         .blocking_first()
     )
     return dict(pairs)
+
+
+def _expect_many_counts(ctx: Context) -> dict[int, int]:
+    counts: dict[int, int] = defaultdict(int)
+    for x in _data(ctx):
+        counts[x % MANY] += 1
+    return dict(counts)
+
+
+@M.variant("plain Python dict, count per key", baseline=True, expect=_expect_many_counts)
+def _many_dict_count(ctx: Context) -> dict[int, int]:
+    counts: defaultdict[int, int] = defaultdict(int)
+    for x in _data(ctx):
+        counts[many_key(x)] += 1
+    return dict(counts)
+
+
+@M.variant(
+    "Flowable group_by(key).flat_map(g.count(), max_concurrency=None)",
+    targets=[Target(">= 0.33x (within 3x)", min_ratio=0.33)],
+    expect=_expect_many_counts,
+)
+def _many_flowable_count(ctx: Context) -> dict[int, int]:
+    F = flowable()
+
+    def per_group(g: Any) -> Any:
+        k = g.key
+        return g.count().map(lambda n: (k, n))
+
+    pairs = (
+        F.from_iterable(_data(ctx))
+        .group_by(many_key)
+        .flat_map(per_group, max_concurrency=None)
+        .to_list()
+        .blocking_first()
+    )
+    return dict(pairs)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the curve: cost per element against the number of live groups (100 to 100,000), each against a
+# plain dict counting the same keys, and against the 100-group rate (flatness)
+
+CURVE = (100, 1_000, 10_000, 100_000)
+_FLOWABLE_100 = "Flowable, 100 live groups: group_by(x % G).flat_map(g.count())"
+
+C = benchmark(
+    "group_by_live_groups",
+    "from_iterable(data).group_by(x % G).flat_map(g.count(), max_concurrency=None), G = 100 .. 100,000",
+    n=1_000_000,
+    quick_n=5_000,
+    order=82,
+    setup=_setup,
+    notes=(
+        "every group stays open until the source completes; N/G elements per group, so 100,000 "
+        "groups also pay 10 group creations per 100 elements"
+    ),
+)
+
+
+def _curve_expect(groups: int) -> Any:
+    def expect(ctx: Context) -> int:
+        return min(groups, len(set(x % groups for x in _data(ctx))))
+
+    return expect
+
+
+def _curve_variants(groups: int) -> None:
+    expect = _curve_expect(groups)
+
+    @C.variant(f"plain Python dict, {groups:,} keys", baseline=True, expect=expect)
+    def _dict(ctx: Context) -> int:
+        counts: defaultdict[int, int] = defaultdict(int)
+        for x in _data(ctx):
+            counts[x % groups] += 1
+        return len(counts)
+
+    name = _FLOWABLE_100 if groups == 100 else f"Flowable, {groups:,} live groups"
+    targets = [Target(">= 0.33x the dict (within 3x)", min_ratio=0.33)]
+    if groups != 100:
+        targets.append(Target(">= 0.5x the 100-group rate (flat)", min_ratio=0.5, against=_FLOWABLE_100))
+
+    @C.variant(name, targets=targets, expect=expect)
+    def _flowable(ctx: Context) -> int:
+        F = flowable()
+        counts = (
+            F.from_iterable(_data(ctx))
+            .group_by(lambda x: x % groups)
+            .flat_map(lambda g: g.count(), max_concurrency=None)
+            .to_list()
+            .blocking_first()
+        )
+        assert sum(counts) == len(_data(ctx))
+        return len(counts)
+
+
+for _g in CURVE:
+    _curve_variants(_g)

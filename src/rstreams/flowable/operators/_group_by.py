@@ -46,7 +46,7 @@ Races and guards:
 * Group drain: a ``wip`` ``AtomicInt`` per group (race: upstream ``on_next`` vs the group
   subscriber's ``request``/``cancel`` on another thread); the group is a :class:`UnicastGroup`
   (``_unicast_group.py``, shared with ``window``), which documents its own guards. Fast path on the upstream thread: once a
-  drain has seen unbounded demand and emptied the queue it publishes ``fast_on_next``; then, while no
+  drain has seen unbounded demand and emptied the queue it publishes ``fast`` (its subscriber); then, while no
   drain is running (``wip == 0``), the element goes straight to the group's subscriber. A drain that
   starts concurrently (a request or cancel on another thread) finds an empty queue and emits
   nothing, so signals never overlap or reorder.
@@ -255,10 +255,10 @@ class _GroupBySubscriber:
             self._fail(e)
             return
         if g is not None:
-            fn = g.fast_on_next
-            if fn is not None and g.wip == 0:
+            fast = g.fast
+            if fast is not None and g.wip == 0:
                 # fast path: unbounded demand, nothing queued, no drain running (see docstring)
-                fn(item)
+                fast.on_next(item)
                 f = self._fast + 1
                 if f >= self._limit:
                     self._fast = 0
@@ -289,9 +289,9 @@ class _GroupBySubscriber:
                         raise none_result_error("group_by", "value_fn")
                 g = get(key)
                 if g is not None:
-                    fn = g.fast_on_next
-                    if fn is not None and g.wip == 0:
-                        fn(item)  # fast path: consumed at once, no permit used
+                    fast = g.fast
+                    if fast is not None and g.wip == 0:
+                        fast.on_next(item)  # fast path: consumed at once, no permit used
                         continue
                 self._slow_next(key, item, g)
                 if self._done:
@@ -707,7 +707,7 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         now = self._now() if self._timed else 0.0
         stale: _GroupState | None = None
         last = False
-        fn: Callable[[Any], Any] | None = None
+        fast: Subscriber[Any] | None = None
         with self._dict_lock:  # type: ignore[union-attr]
             groups = self._groups
             g = groups.get(key)
@@ -728,20 +728,20 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
                     del groups[key]  # the group's last element: the next one opens a new group
                     self._open -= 1
                     last = True
-                fn = g.fast_on_next
-                if fn is not None and g.wip == 0:
+                fast = g.fast
+                if fast is not None and g.wip == 0:
                     g.wip = 1  # the fast path claims the group's drain (the group's lock is this one)
                 else:
-                    fn = None
+                    fast = None
                     g.push(item)  # under the lock: before any expiry of this group
         if stale is not None:
             self._expire(stale)
         if g is None:
             self._new_group(key, item)
             return False
-        if fn is not None:
+        if fast is not None:
             try:
-                fn(item)
+                fast.on_next(item)
             finally:
                 g.leave()
             if last:
@@ -929,14 +929,13 @@ class GroupFold:
     """
 
     _rs_no_wrap = True
-    __slots__ = ("_group", "_folder", "_step", "_acc", "_maps", "_parent", "queue", "done", "__weakref__")
+    __slots__ = ("_group", "_acc", "_folder", "_maps", "_parent", "queue", "done", "__weakref__")
 
     def __init__(
         self, group: _GroupState, folder: _Folder[Any, Any], maps: tuple[Callable[[Any], Any], ...], parent: Any
     ) -> None:
         self._group = group
         self._folder = folder
-        self._step = folder.step
         self._acc: Any = NOTSET
         self._maps = maps
         self._parent: _FoldParent | None = parent
@@ -967,7 +966,7 @@ class GroupFold:
 
     def on_next(self, item: Any) -> None:
         try:
-            acc = self._step(self._acc, item)
+            acc = self._folder.step(self._acc, item)
         except Exception as e:
             self._acc = None
             self._group.cancel()
