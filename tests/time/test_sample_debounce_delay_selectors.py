@@ -314,3 +314,35 @@ def test_sample_publisher_subscribes_the_sampler_before_requesting_the_source() 
     Flowable.range(0, 5).sample(Flowable.empty(), emit_last=True).test().assert_result().assert_no_violations()
     Flowable.range(0, 5).sample(Flowable.never(), emit_last=True).test().assert_result(4).assert_no_violations()
     Flowable.range(0, 5).hide().sample(Flowable.never()).test().assert_result().assert_no_violations()
+
+
+# -- two real threads ----------------------------------------------------------------------------
+
+
+def test_sample_publisher_race_sampler_thread_vs_source_thread() -> None:
+    from rstreams import schedulers
+
+    src = Flowable.range(0, 20_000).subscribe_on(schedulers.new_thread())
+    sampler = Flowable.interval(0.0002, scheduler=schedulers.new_thread()).on_backpressure_drop()
+    ts = src.sample(sampler, emit_last=True).on_backpressure_buffer().test()
+    ts.await_done(10).assert_complete().assert_no_violations()
+    assert ts.values == sorted(set(ts.values))  # samples move forward, none twice
+    assert ts.values[-1] == 19_999  # emit_last
+
+
+def test_debounce_selector_race_debouncer_threads_vs_source_thread() -> None:
+    from rstreams import schedulers
+
+    src = Flowable.range(0, 3_000).subscribe_on(schedulers.new_thread())
+    ts = src.debounce(lambda x: Flowable.timer(0.00005, schedulers.computation())).on_backpressure_buffer().test()
+    ts.await_done(10).assert_complete().assert_no_violations()
+    assert ts.values == sorted(set(ts.values))
+    assert ts.values[-1] == 2_999  # the pending element is emitted at completion
+
+
+def test_delay_selector_race_indicator_threads() -> None:
+    from rstreams import schedulers
+
+    ts = Flowable.range(0, 2_000).delay(lambda x: Flowable.timer(0.0001 * (x % 3), schedulers.computation())).test()
+    ts.await_done(10).assert_complete().assert_no_violations()
+    assert sorted(ts.values) == list(range(2_000))
