@@ -828,11 +828,12 @@ def test_map_async_calls_the_function_in_input_order_with_a_thread_upstream(k: i
     assert calls == list(range(300))
 
 
-@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
-def test_rule_3_9_the_async_iterator_subscriber_never_requests_a_bad_amount(bad: Any) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("bad", "error"), [(0, ValueError), (-1, ValueError), (True, TypeError), (1.5, TypeError)])
+def test_rule_3_9_the_async_iterator_subscriber_never_requests_a_bad_amount(bad: Any, error: type[Exception]) -> None:
+    # a wrong type is a TypeError, a value out of range a ValueError (as every operator's argument)
+    with pytest.raises(error, match="prefetch"):
         AsyncIteratorSubscriber(bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(error, match="prefetch"):
         Flowable.range(0, 3).to_async_iterator(prefetch=bad)
 
 

@@ -80,8 +80,8 @@ def test_rule_2_13_none_from_mapper_is_type_error() -> None:
 
 
 def test_to_async_iterator_rejects_bad_prefetch() -> None:
-    for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError):
+    for bad, error in ((0, ValueError), (-1, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="prefetch"):
             Flowable.range(0, 3).to_async_iterator(prefetch=bad)  # type: ignore[arg-type]
 
 

@@ -245,10 +245,11 @@ def test_assembly_time_argument_checks() -> None:
     f = Flowable.range(0, 3)
     with pytest.raises(TypeError):
         f.map_async(None)  # type: ignore[arg-type]
-    for bad in (0, -2, 1.5, True):
-        with pytest.raises(ValueError):
+    # a wrong type is a TypeError, a value out of range a ValueError (as every operator's argument)
+    for bad, error in ((0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="max_concurrency"):
             f.map_async(lambda x: asyncio.sleep(0, x), max_concurrency=bad)  # type: ignore[arg-type]
-        with pytest.raises(ValueError):
+        with pytest.raises(error, match="max_concurrency"):
             f.flat_map_async(lambda x: None, max_concurrency=bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         f.map_async(lambda x: asyncio.sleep(0, x), prefetch=0)

@@ -76,6 +76,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Generator
 from typing import TYPE_CHECKING, Any, Final, Generic, NoReturn, TypeVar, final
 
 from .._internal import plugins
+from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicInt, AtomicRef
 from .._internal.requests import MAX_DEMAND
 from .._internal.subscriptions import CANCELLED, cancel, set_once
@@ -124,7 +125,7 @@ class AsyncIteratorSubscriber(Generic[T]):
     )
 
     def __init__(self, prefetch: int) -> None:
-        _check_prefetch(prefetch)  # rule 3.9: it never requests a bad amount itself
+        positive_int("to_async_iterator", "prefetch", prefetch)  # rule 3.9: it never requests a bad amount itself
         self.queue: deque[T] = deque()
         self.upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
         self.done = False
@@ -442,10 +443,6 @@ def aiter_of(source: Publisher[T]) -> AsyncIterator[T]:
     return FlowableAsyncIterator(source, default_prefetch(source))
 
 
-def _check_prefetch(prefetch: object) -> None:
-    if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch <= 0:
-        raise ValueError(f"to_async_iterator(): prefetch must be a positive int, got {prefetch!r}")
-
 
 def to_async_iterator(source: Publisher[T], prefetch: int | None = None) -> FlowableAsyncIterator[T]:
     """``source.to_async_iterator(prefetch)`` as a function: see :meth:`Flowable.to_async_iterator`.
@@ -462,7 +459,7 @@ def to_async_iterator(source: Publisher[T], prefetch: int | None = None) -> Flow
     """
     if prefetch is None:
         prefetch = default_prefetch(source)
-    _check_prefetch(prefetch)
+    positive_int("to_async_iterator", "prefetch", prefetch)
     return FlowableAsyncIterator(source, prefetch)
 
 

@@ -48,6 +48,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
 from typing import Any, Final, Generic, TypeVar, cast, final
 
 from .._internal import plugins
+from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
@@ -441,10 +442,6 @@ def _loop_and_source(source: Publisher[T]) -> tuple[AbstractEventLoop, Publisher
     return resolve_loop(None), Flowable.from_publisher(source).subscribe_on(schedulers.io())
 
 
-def _check_positive(op: str, name: str, v: object) -> None:
-    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-        raise ValueError(f"{op}(): {name} must be a positive int, got {v!r}")
-
 
 def map_async(
     source: Publisher[T],
@@ -471,10 +468,10 @@ def map_async(
     if not callable(async_fn):
         raise TypeError("map_async(): async_fn must be callable (element -> awaitable)")
     require_async_function("map_async", async_fn)
-    _check_positive("map_async", "max_concurrency", max_concurrency)
+    positive_int("map_async", "max_concurrency", max_concurrency)
     if prefetch is None:
         prefetch = max_concurrency
-    _check_positive("map_async", "prefetch", prefetch)
+    positive_int("map_async", "prefetch", prefetch)
     return _MapAsyncFlowable(source, async_fn, max_concurrency, bool(ordered), prefetch)
 
 
@@ -560,8 +557,8 @@ def flat_map_async(
     """
     if not callable(async_fn):
         raise TypeError("flat_map_async(): async_fn must be callable (element -> async iterable)")
-    _check_positive("flat_map_async", "max_concurrency", max_concurrency)
-    _check_positive("flat_map_async", "prefetch", prefetch)
+    positive_int("flat_map_async", "max_concurrency", max_concurrency)
+    positive_int("flat_map_async", "prefetch", prefetch)
     return _FlatMapAsyncFlowable(source, async_fn, max_concurrency, prefetch)
 
 

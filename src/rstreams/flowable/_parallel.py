@@ -26,6 +26,7 @@ from itertools import repeat, starmap
 from typing import Any, Final, Generic, TypeVar
 
 from .._internal import plugins
+from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
@@ -322,7 +323,7 @@ class ParallelFlowable(Generic[T]):
         The arguments are checked here, at assembly (as every Flowable operator does), not when
         the rails are built at subscription.
         """
-        _check_positive("run_on", "prefetch", prefetch)
+        positive_int("run_on", "prefetch", prefetch)
         Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError for a bad scheduler
         return self._with(lambda f: f.observe_on(scheduler, prefetch))
 
@@ -348,7 +349,7 @@ class ParallelFlowable(Generic[T]):
 
     def sequential(self, prefetch: int = 128) -> Flowable[T]:
         """Merge the rails back into one Flowable (elements in arrival order)."""
-        _check_positive("sequential", "prefetch", prefetch)
+        positive_int("sequential", "prefetch", prefetch)
         src, n, pf, ops = self._source, self._n, self._prefetch, self._ops
 
         def build() -> Flowable[T]:
@@ -369,15 +370,6 @@ def _check_callable(op: str, fn: object) -> None:
         raise TypeError(f"parallel().{op}(): expected a callable, got {type(fn).__name__}")
 
 
-def _check_positive(op: str, what: str, n: object) -> int:
-    # bool is an int subclass but never a count (parallel(True) was one rail, prefetch=True a
-    # request(True) that failed at subscription with a rule 3.9 error)
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"{op}(): {what} must be a positive int, got {type(n).__name__} {n!r}")
-    if n <= 0:
-        raise ValueError(f"{op}(): {what} must be a positive int, got {n!r}")
-    return n
-
 
 def parallel(source: Flowable[T], n: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
     """Split ``source`` into ``n`` rails (default: the CPU count), dealt round-robin by demand."""
@@ -385,6 +377,6 @@ def parallel(source: Flowable[T], n: int | None = None, prefetch: int = 128) -> 
 
     if n is None:
         n = os.cpu_count() or 1
-    _check_positive("parallel", "the number of rails", n)
-    _check_positive("parallel", "prefetch", prefetch)
+    positive_int("parallel", "the number of rails", n)
+    positive_int("parallel", "prefetch", prefetch)
     return ParallelFlowable(source, n, prefetch)

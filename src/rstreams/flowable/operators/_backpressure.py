@@ -45,6 +45,7 @@ from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, report_double_subscription
@@ -396,13 +397,6 @@ class _QueueDrainFlowable(Flowable[T]):
         return f"{self._source!r}.{self._name}()"
 
 
-def _check_positive(name: str, what: str, n: object) -> int:
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"{name}(): {what} must be an int, got {type(n).__name__}")
-    if n <= 0:
-        raise ValueError(f"{name}(): {what} must be > 0, got {n}")
-    return n
-
 
 def on_backpressure_buffer(
     source: Flowable[T],
@@ -414,7 +408,7 @@ def on_backpressure_buffer(
     if not isinstance(delay_error, bool):
         raise TypeError(f"on_backpressure_buffer(): delay_error must be a bool, got {type(delay_error).__name__}")
     if capacity is not None:
-        _check_positive("on_backpressure_buffer", "capacity", capacity)
+        positive_int("on_backpressure_buffer", "capacity", capacity)
     if not isinstance(on_overflow, BackpressureOverflow):
         raise TypeError(
             f"on_backpressure_buffer(): on_overflow must be a BackpressureOverflow, got {on_overflow!r}"
@@ -430,7 +424,7 @@ def on_backpressure_latest(source: Flowable[T]) -> Flowable[T]:
 
 
 def rebatch_requests(source: Flowable[T], n: int) -> Flowable[T]:
-    _check_positive("rebatch_requests", "n", n)
+    positive_int("rebatch_requests", "n", n)
     # RxJava's observeOn(immediate, delayError=true, n): an error waits behind the buffered elements
     return _QueueDrainFlowable(source, "rebatch_requests", n, _ERROR, None, n, n - (n >> 2), True)
 

@@ -51,6 +51,7 @@ from itertools import islice, repeat
 from typing import Any, Final, Generic, NoReturn, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicFlag, AtomicRef
 from ..._internal.requests import MAX_DEMAND
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
@@ -69,13 +70,6 @@ _WAIT_SLICE: Final = 0.5  # backstop for a lost wake-up without the GIL; never r
 _CHUNK: Final = 4096
 _is = operator.is_
 
-
-def _check_prefetch(name: str, prefetch: object) -> int:
-    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
-        raise TypeError(f"{name}(): prefetch must be an int, got {type(prefetch).__name__}")
-    if prefetch <= 0:
-        raise ValueError(f"{name}(): prefetch must be > 0, got {prefetch}")
-    return prefetch
 
 
 def _check_timeout(name: str, timeout: object) -> float | None:
@@ -493,7 +487,7 @@ class BlockingIterator(Generic[T]):
 
 
 def blocking_iterable(source: Flowable[T], prefetch: int, timeout: float | None = None) -> BlockingIterator[T]:
-    _check_prefetch("blocking_iterable", prefetch)
+    positive_int("blocking_iterable", "prefetch", prefetch)
     return BlockingIterator(source, prefetch, _check_timeout("blocking_iterable", timeout))
 
 

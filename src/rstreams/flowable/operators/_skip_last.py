@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections import deque
 from typing import TypeVar, final
 
+from ..._internal.arguments import non_negative_int
 from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber
 from .._flowable import Flowable
-from ._take_skip import _check_count
 
 __all__ = ["skip_last"]
 
@@ -65,7 +65,7 @@ class _SkipLastFlowable(Flowable[T]):
 
 
 def skip_last(source: Flowable[T], count: int) -> Flowable[T]:
-    n = _check_count("skip_last", count)
+    n = non_negative_int("skip_last", "count", count)
     if n == 0:
         return source
     return _SkipLastFlowable(source, n)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, Final, TypeVar, final
 
+from ..._internal.arguments import non_negative_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import COMPLETED_MASK, post_complete, post_complete_request
 from ..._internal.requests import MAX_DEMAND, validate_request
@@ -30,7 +31,6 @@ from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer, none_index
-from ._take_skip import _check_count
 
 __all__ = ["take_last", "PostCompleteSubscriber", "fused_chunks"]
 
@@ -166,7 +166,7 @@ def _fused_tail(it: Iterator[Any], n: int, fz: Fusion[Any]) -> Iterator[Any]:
 
 
 def take_last(source: Flowable[T], count: int) -> Flowable[T]:
-    n = _check_count("take_last", count)
+    n = non_negative_int("take_last", "count", count)
     if n == 0:
         from ._ignore_elements import ignore_elements
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, TypeVar, final
 
+from ..._internal.arguments import non_negative_int
 from ..._internal.atomics import AtomicInt
 from ..._internal.subscriptions import complete_empty
 from ..._spec import Subscriber, Subscription
@@ -17,13 +18,6 @@ __all__ = ["take", "skip"]
 
 T = TypeVar("T")
 
-
-def _check_count(name: str, n: object) -> int:
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"{name}(): count must be an int, got {type(n).__name__}")
-    if n < 0:
-        raise ValueError(f"{name}(): count must be >= 0, got {n}")
-    return n
 
 
 @final
@@ -121,7 +115,7 @@ class _Take:
 
 
 def take(source: Flowable[T], n: int) -> Flowable[T]:
-    n = _check_count("take", n)
+    n = non_negative_int("take", "count", n)
     fz = source._fused()
     if fz is not None:
         up = fz.sizer
@@ -212,7 +206,7 @@ class _Skip:
 
 
 def skip(source: Flowable[T], n: int) -> Flowable[T]:
-    n = _check_count("skip", n)
+    n = non_negative_int("skip", "count", n)
     if n == 0:
         return source
     fz = source._fused()
