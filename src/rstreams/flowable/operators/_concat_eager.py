@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from ..._internal.arguments import positive_int
 from ..._spec import Publisher
 from .._flowable import Flowable
 from ._concat import as_flowable
@@ -24,20 +25,13 @@ def _identity(source: Flowable[T]) -> Flowable[T]:
     return source
 
 
-def _check_positive(name: str, v: object) -> int:
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError(f"concat_eager(): {name} must be an int, got {type(v).__name__}")
-    if v <= 0:
-        raise ValueError(f"concat_eager(): {name} must be > 0, got {v}")
-    return v
-
 
 def concat_eager(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
     if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
         sources = tuple(sources[0])  # type: ignore[arg-type]  # concat_eager([a, b]): RxJava's concatEager(Iterable)
     flows: tuple[Flowable[Any], ...] = tuple(as_flowable("concat_eager", s) for s in sources)
-    mc = None if max_concurrency is None else _check_positive("max_concurrency", max_concurrency)
-    pf = _check_positive("prefetch", prefetch)
+    mc = None if max_concurrency is None else positive_int("concat_eager", "max_concurrency", max_concurrency)
+    pf = positive_int("concat_eager", "prefetch", prefetch)
     if not flows:
         from ..sources._basic import empty
 

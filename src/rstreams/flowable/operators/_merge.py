@@ -27,6 +27,7 @@ from collections import deque
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._spec import Publisher, Subscriber
@@ -258,13 +259,6 @@ class _MergeFlowable(Flowable[T]):
         return f"Flowable.merge(<{len(self._sources)} sources>)"
 
 
-def _check_positive(op: str, name: str, v: object) -> int:
-    if not isinstance(v, int) or isinstance(v, bool):
-        raise TypeError(f"{op}(): {name} must be an int, got {type(v).__name__}")
-    if v <= 0:
-        raise ValueError(f"{op}(): {name} must be > 0, got {v}")
-    return v
-
 
 def merge(
     *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
@@ -272,8 +266,8 @@ def merge(
     if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
         sources = tuple(sources[0])  # type: ignore[arg-type]  # merge([a, b]) as RxJava's merge(Iterable)
     flows = tuple(as_flowable("merge", s) for s in sources)
-    mc = _MAX if max_concurrency is None else _check_positive("merge", "max_concurrency", max_concurrency)
-    pf = _check_positive("merge", "prefetch", prefetch)
+    mc = _MAX if max_concurrency is None else positive_int("merge", "max_concurrency", max_concurrency)
+    pf = positive_int("merge", "prefetch", prefetch)
     if not isinstance(delay_error, bool):
         raise TypeError(f"merge(): delay_error must be a bool, got {type(delay_error).__name__}")
     if not flows:
