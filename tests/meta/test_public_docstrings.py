@@ -36,12 +36,7 @@ if importlib.util.find_spec("pyspark") is not None:
 # Names exempt beyond the rules above, each with its reason. Keep it empty if you can: an entry
 # whose docstring gains an example fails test_the_exemptions_are_still_needed, so remove it then.
 EXEMPT: dict[str, str] = {
-    "rstreams.BackpressureOverflow": "example not written yet (defined in src/rstreams/flowable/_enums.py)",
-    "rstreams.BackpressureStrategy": "example not written yet (defined in src/rstreams/flowable/_enums.py)",
     "rstreams.GroupedFlowable": "example not written yet (defined in src/rstreams/flowable/operators/_group_by.py)",
-    "rstreams.ParallelFlowable": "example not written yet (defined in src/rstreams/flowable/_parallel.py)",
-    "rstreams.Processor": "example not written yet (defined in src/rstreams/_spec/_protocols.py)",
-    "rstreams.Timed": "example not written yet (defined in src/rstreams/flowable/operators/_time_timestamp.py)",
 }
 
 

@@ -68,4 +68,12 @@ class Publisher(Protocol[T_co]):
 
 @runtime_checkable
 class Processor(Subscriber[T_contra], Publisher[R_co], Protocol[T_contra, R_co]):
-    """A processing stage: both a Subscriber and a Publisher (rules 4.1, 4.2)."""
+    """A processing stage: both a Subscriber and a Publisher (rules 4.1, 4.2).
+
+    Example::
+
+        p: Processor[int, int] = PublishProcessor.create()
+        ts = p.test()
+        Flowable.just(1, 2).subscribe(p)     # a Subscriber of one stream ...
+        ts.assert_result(1, 2)               # ... and a Publisher to others
+    """

@@ -16,6 +16,14 @@ class BackpressureStrategy(Enum):
     * ``ERROR``: signal ``MissingBackpressureError`` when an item arrives without demand.
     * ``MISSING``: no strategy: items are pushed as they come; a downstream operator must cope
       (for example ``on_backpressure_buffer``).
+
+    Example::
+
+        def emit(e):
+            for i in range(5): e.on_next(i)
+            e.on_complete()
+        Flowable.create(emit, BackpressureStrategy.DROP).test(2).assert_result(0, 1)
+        ts = Flowable.create(emit, BackpressureStrategy.LATEST).test(0); ts.request(1); ts.assert_result(4)
     """
 
     MISSING = "missing"
@@ -31,6 +39,12 @@ class BackpressureOverflow(Enum):
     * ``ERROR``: cancel the upstream and signal ``MissingBackpressureError``.
     * ``DROP_OLDEST``: drop the oldest buffered item to make room.
     * ``DROP_LATEST``: drop the newest buffered item to make room.
+
+    Example::
+
+        f = Flowable.range(0, 10).on_backpressure_buffer(2, on_overflow=BackpressureOverflow.DROP_OLDEST)
+        ts = f.test(0)                   # no demand yet: the buffer keeps the newest two
+        ts.request(10); ts.assert_result(8, 9)
     """
 
     ERROR = "error"

@@ -300,7 +300,14 @@ class _RailFlowable(Flowable[Any]):
 
 
 class ParallelFlowable(Generic[T]):
-    """``n`` rails of a Flowable; build per-rail stages, then :meth:`sequential`."""
+    """``n`` rails of a Flowable; build per-rail stages, then :meth:`sequential`.
+
+    Example::
+
+        squares = Flowable.range(0, 100).parallel(4).run_on(schedulers.computation()) \\
+            .map(lambda x: x * x).sequential().to_list().blocking_first()
+        sorted(squares)[:3]              # [0, 1, 4] (the rails interleave)
+    """
 
     __slots__ = ("_source", "_n", "_prefetch", "_ops")
 

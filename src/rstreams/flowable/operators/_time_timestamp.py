@@ -22,7 +22,12 @@ T = TypeVar("T")
 
 
 class Timed(NamedTuple, Generic[T]):
-    """An element with a time in seconds: a timestamp (``timestamp``) or an interval (``time_interval``)."""
+    """An element with a time in seconds: a timestamp (``timestamp``) or an interval (``time_interval``).
+
+    Example::
+
+        Flowable.just("a").timestamp(TestScheduler(start=5.0)).blocking_first()   # Timed(value='a', time=5.0)
+    """
 
     value: T
     time: float
