@@ -18,6 +18,7 @@ from . import errors, plugins
 from ._spec import MAX_DEMAND, RULES, Processor, Publisher, Subscriber, Subscription, rule_text
 from .errors import (
     BadRequestError,
+    LateElementError,
     MissingBackpressureError,
     NoneElementError,
     NoSuchElementError,
@@ -29,14 +30,17 @@ from .errors import (
 
 if TYPE_CHECKING:
     from .flowable import (
+        Aggregator,
         BackpressureOverflow,
         BackpressureStrategy,
         ConnectableFlowable,
         Disposable,
         Flowable,
         GroupedFlowable,
+        Notification,
         ParallelFlowable,
         Timed,
+        Window,
     )
 
 __version__ = "0.1.0"
@@ -44,6 +48,7 @@ __version__ = "0.1.0"
 __all__ = [
     "MAX_DEMAND",
     "RULES",
+    "Aggregator",
     "BackpressureOverflow",
     "BackpressureStrategy",
     "BadRequestError",
@@ -51,9 +56,11 @@ __all__ = [
     "Disposable",
     "Flowable",
     "GroupedFlowable",
+    "LateElementError",
     "MissingBackpressureError",
     "NoSuchElementError",
     "NoneElementError",
+    "Notification",
     "OnErrorNotImplementedError",
     "OneShotIteratorError",
     "ParallelFlowable",
@@ -64,6 +71,7 @@ __all__ = [
     "Subscription",
     "Timed",
     "UndeliverableError",
+    "Window",
     "errors",
     "plugins",
     "rule_text",
@@ -78,6 +86,9 @@ _LAZY = {
     "GroupedFlowable",
     "ParallelFlowable",
     "Timed",
+    "Aggregator",
+    "Notification",
+    "Window",
 }
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "BadRequestError",
     "NoSuchElementError",
     "OneShotIteratorError",
+    "LateElementError",
 ]
 
 
@@ -105,3 +106,10 @@ class OneShotIteratorError(RStreamsError, RuntimeError):
     generator, a file, ``map(...)``) can only be iterated once, so a second subscriber, a ``retry`` or
     a ``repeat`` gets this error instead of the silently shortened rest of the iterator. Pass a
     factory (``Flowable.from_iterable(make_items)``) or use ``Flowable.defer`` to re-iterate."""
+
+
+class LateElementError(RStreamsError, ValueError):
+    """An element arrived after the watermark had passed the end of its window (an event-time
+    window: ``tumbling_window``, ``sliding_window``, ``session_window``), and the operator was not
+    told what to do with late elements (``late=`` a callable, a Processor, or ``"drop"``): nothing
+    is dropped silently."""

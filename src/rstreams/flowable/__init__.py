@@ -8,6 +8,7 @@ from ._flowable import Emitter, Flowable, FlowableEmitter
 
 if TYPE_CHECKING:
     from ._parallel import ParallelFlowable
+    from .operators._event_time_window import Aggregator, Window
     from .operators._group_by import GroupedFlowable
     from .operators._materialize import Notification
     from .operators._multicast import ConnectableFlowable
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "NOTSET",
+    "Aggregator",
     "BackpressureOverflow",
     "BackpressureStrategy",
     "ConnectableFlowable",
@@ -26,10 +28,13 @@ __all__ = [
     "Notification",
     "ParallelFlowable",
     "Timed",
+    "Window",
 ]
 
 # Types that live with their operator modules, loaded on first use (importing the facade stays cheap).
 _LAZY = {
+    "Aggregator": ".operators._event_time_window",
+    "Window": ".operators._event_time_window",
     "ConnectableFlowable": ".operators._multicast",
     "GroupedFlowable": ".operators._group_by",
     "Notification": ".operators._materialize",

@@ -113,7 +113,7 @@ from ..._internal.atomics import AtomicInt
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, report_double_subscription
 from ..._spec import Publisher, Subscriber, Subscription, null_element_message
-from ...errors import NoneElementError, RStreamsError
+from ...errors import LateElementError, NoneElementError
 from ...schedulers import Scheduler, Worker
 from .._base import none_result_error
 from .._flowable import Flowable
@@ -200,11 +200,6 @@ class Aggregator(Generic[T, A, R]):
     add: Callable[[A, T], A]
     merge: Callable[[A, A], A] | None = None
     result: Callable[[A], R] | None = None
-
-
-class LateElementError(RStreamsError, ValueError):
-    """An element arrived after the watermark had passed the end of its window, and the operator was
-    not told what to do with late elements (``late=`` a callable, a Processor, or ``"drop"``)."""
 
 
 #: What ``aggregate=`` accepts.
