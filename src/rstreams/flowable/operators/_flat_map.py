@@ -24,6 +24,11 @@ One wip drain serves every inner queue, the queue of scalar results and the down
   (an entry after ``done`` was set), visited on every pass even without demand: an inner with an
   empty queue is removed there; one with elements left is removed by the ``_ready`` visit that
   empties it (it reads ``done`` after emptying).
+* Group folds: a mapper result that is an aggregate (``count``, ``reduce``, ``to_list``, ...) of a
+  fresh ``group_by`` group, optionally followed by ``map``, is not subscribed: the group folds its
+  elements in place (group_by's ``GroupFold``, which is then this element's inner: the same
+  ``_inners``/``_ready``/``_finished`` bookkeeping, its result through ``_inner_last``). Same
+  signals, a fraction of the per-group objects and calls.
 """
 
 from __future__ import annotations

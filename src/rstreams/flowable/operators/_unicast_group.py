@@ -160,10 +160,13 @@ class UnicastGroup:
     def attach(self, sink: Subscriber[Any]) -> None:
         """After :meth:`try_subscribe`: consume with unbounded demand into ``sink`` (no
         ``on_subscribe``; the sink cancels through :meth:`cancel`)."""
-        with self._lock:
+        self.downstream = sink  # before wip: a drain running elsewhere passes again and sees it
+        with self._lock:  # unbounded demand and the drain's entry in one round trip
             self.requested = _MAX
-        self.downstream = sink
-        self.drain()
+            w = self.wip
+            self.wip = w + 1
+        if w == 0:
+            self._drain_loop()
 
     def try_abandon(self) -> bool:
         """True when nobody has subscribed yet: from now on nobody is expected to (fresh -> abandoned)."""
