@@ -2334,14 +2334,21 @@ class Flowable(
         """
         return _i_blocking_single(self, default, timeout)
 
-    def blocking_for_each(self, fn: Callable[[T], Any], prefetch: int = 128) -> None:
+    def blocking_for_each(
+        self, fn: Callable[[T], Any], prefetch: int = 128, timeout: float | None = None
+    ) -> None:
         """Call ``fn(element)`` on the calling thread for each element, blocking until the stream
         ends (RxJava ``blockingForEach``). A raising ``fn`` cancels the subscription and the
-        exception propagates; a stream error is raised.
+        exception propagates; a stream error is raised. ``timeout``: the longest wait, in seconds,
+        for each element (and for the end), as in :meth:`blocking_iterable`; a longer one cancels
+        the subscription and raises ``TimeoutError`` (the time ``fn`` takes is not counted; a
+        synchronous source runs on the calling thread and is not interrupted). RxJava's
+        ``blockingForEach`` has no timeout.
 
         Example::
 
             Flowable.range(0, 3).blocking_for_each(print)
+            events.blocking_for_each(handle, timeout=5.0)   # TimeoutError after 5 s idle
 
         Backpressure: requests ``prefetch`` up front, then ``prefetch - prefetch // 4`` each time that
         many were consumed: at most ``prefetch`` elements wait in memory, and a slow ``fn`` slows the
@@ -2349,7 +2356,7 @@ class Flowable(
         Scheduler: ``fn`` runs on the calling thread, which blocks until the stream ends; the upstream
         runs on its own threads (a synchronous one on the calling thread).
         """
-        _i_blocking_for_each(self, fn, prefetch)
+        _i_blocking_for_each(self, fn, prefetch, timeout)
 
     def blocking_subscribe(
         self,

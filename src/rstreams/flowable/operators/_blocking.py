@@ -23,7 +23,8 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
 ``blocking_iterable(timeout=t)`` waits at most ``t`` seconds for each element (and for the end): a
 longer wait cancels the subscription and raises ``TimeoutError`` from ``next()``, like RxJava's
 ``timeout(t)`` per element (an element already buffered is never waited for; a synchronous source
-runs on the calling thread and is not interrupted).
+runs on the calling thread and is not interrupted). ``blocking_for_each(timeout=t)`` bounds its
+waits the same way, on the calling thread (no timer thread); the time its ``fn`` takes is not counted.
 
 ``blocking_first``/``blocking_last`` wait on a ``threading.Event`` (set once per stream); with
 ``timeout`` they cancel and raise ``TimeoutError`` (``timeout=math.inf``, or anything above
@@ -138,10 +139,11 @@ class _QueueSubscriber(Generic[T]):
         "_cond",
         "_waiting",
         "_cancelled",
+        "_name",
         "__weakref__",
     )
 
-    def __init__(self, prefetch: int) -> None:
+    def __init__(self, prefetch: int, name: str = "blocking_iterable") -> None:
         self._queue: deque[T] = deque()  # SPSC: the upstream appends, the consumer pops
         self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
         self._prefetch = prefetch
@@ -152,6 +154,7 @@ class _QueueSubscriber(Generic[T]):
         self._cond = threading.Condition(threading.Lock())
         self._waiting = False  # written by the consumer under the lock
         self._cancelled = False  # cancel() from any thread; the consumer drops the buffer itself
+        self._name = name  # the bridge named in errors (blocking_iterable, blocking_for_each...)
 
     # -- Subscriber -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -170,7 +173,7 @@ class _QueueSubscriber(Generic[T]):
             cancel(self._upstream)
             self.on_error(
                 MissingBackpressureError(
-                    f"blocking_iterable(prefetch={self._prefetch}): the upstream emitted more than "
+                    f"{self._name}(prefetch={self._prefetch}): the upstream emitted more than "
                     "requested (rule 1.1)"
                 )
             )
@@ -262,7 +265,7 @@ class _QueueSubscriber(Generic[T]):
                     self.cancel()
                     q.clear()
                     raise TimeoutError(
-                        f"blocking_iterable(): no element within {timeout} s; the subscription was cancelled"
+                        f"{self._name}(): no element within {timeout} s; the subscription was cancelled"
                     )
                 continue
             x = q.popleft()
@@ -294,11 +297,15 @@ class BlockingIterator(Generic[T]):
         "_fusion",
         "_started",
         "_closed",
+        "_name",
         "__weakref__",
     )
 
-    def __init__(self, source: Flowable[T], prefetch: int, timeout: float | None = None) -> None:
+    def __init__(
+        self, source: Flowable[T], prefetch: int, timeout: float | None = None, name: str = "blocking_iterable"
+    ) -> None:
         self._source = source
+        self._name = name  # the bridge named in errors
         self._prefetch = prefetch
         self._timeout = timeout  # the longest wait for one element (None: no limit)
         self._sub: _QueueSubscriber[T] | None = None
@@ -314,7 +321,7 @@ class BlockingIterator(Generic[T]):
             self._fusion = fz
             self._it = fz.factory()
             return
-        sub: _QueueSubscriber[T] = _QueueSubscriber(self._prefetch)
+        sub: _QueueSubscriber[T] = _QueueSubscriber(self._prefetch, self._name)
         self._sub = sub
         _subscribe_blocking(self._source, sub)
 
@@ -633,12 +640,20 @@ def blocking_single(source: Flowable[T], default: Any, timeout: float | None) ->
     return _result("blocking_single", items[0] if items else _END, default)  # type: ignore[no-any-return]
 
 
-def blocking_for_each(source: Flowable[T], fn: Callable[[T], Any], prefetch: int) -> None:
+def blocking_for_each(
+    source: Flowable[T], fn: Callable[[T], Any], prefetch: int, timeout: float | None = None
+) -> None:
     """RxJava ``blockingForEach``: ``fn`` runs on the calling thread for each element; a raising
-    ``fn`` cancels the subscription and the exception propagates; a stream error is raised."""
+    ``fn`` cancels the subscription and the exception propagates; a stream error is raised.
+    ``timeout`` bounds each wait for an element (and for the end) as ``blocking_iterable``'s does:
+    the wait runs on the calling thread (no timer thread), and a longer one cancels the upstream
+    and raises ``TimeoutError``; the time ``fn`` takes is not counted."""
     if not callable(fn):
         raise TypeError(f"blocking_for_each(): fn must be callable, got {type(fn).__name__}")
-    blocking_iterable(source, prefetch).for_each(fn)  # batches taken in one loop; closes (rule 3.5)
+    positive_int("blocking_for_each", "prefetch", prefetch)
+    t = _check_timeout("blocking_for_each", timeout)
+    # batches taken in one loop; for_each closes the iterator (a cancel) on every way out
+    BlockingIterator(source, prefetch, t, "blocking_for_each").for_each(fn)
 
 
 # ---------------------------------------------------------------------------------------------
