@@ -10,11 +10,12 @@ Example::
     positive_int("buffer", "count", 3)        # 3
     positive_int("buffer", "count", 0)        # ValueError: buffer(): count must be > 0, got 0
     non_negative_int("take", "count", -1)     # ValueError: take(): count must be >= 0, got -1
+    check_callable("map", 3)                  # TypeError: map(): expected a callable, got int
 """
 
 from __future__ import annotations
 
-__all__ = ["positive_int", "non_negative_int"]
+__all__ = ["positive_int", "non_negative_int", "check_callable"]
 
 
 def _int(op: str, what: str, value: object) -> int:
@@ -37,3 +38,9 @@ def non_negative_int(op: str, what: str, value: object) -> int:
     if n < 0:
         raise ValueError(f"{op}(): {what} must be >= 0, got {n}")
     return n
+
+
+def check_callable(op: str, fn: object) -> None:
+    """Nothing if ``fn`` is callable; else a TypeError naming the operator (at assembly time)."""
+    if not callable(fn):
+        raise TypeError(f"{op}(): expected a callable, got {type(fn).__name__}")

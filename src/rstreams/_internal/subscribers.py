@@ -20,16 +20,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Final, Generic, Protocol, TypeVar, final, runtime_checkable
 
 from .._spec import MAX_DEMAND, Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError, OnErrorNotImplementedError, ProtocolViolationError
 from . import plugins
 from .atomics import SEQUENTIAL_ATTRIBUTES, AtomicFlag, AtomicInt, AtomicRef
 from .requests import validate_request
-from .subscriptions import CANCELLED, cancel, deferred_request, deferred_set_once, set_once
+from .subscriptions import (
+    CANCELLED,
+    SubscriptionArbiter,
+    cancel,
+    deferred_request,
+    deferred_set_once,
+    set_once,
+)
 
-__all__ = ["Disposable", "StrictSubscriber", "LambdaSubscriber"]
+__all__ = ["Disposable", "StrictSubscriber", "LambdaSubscriber", "NOOP_SUBSCRIBER", "ArbiterSubscriber"]
 
 T = TypeVar("T")
 
@@ -398,3 +405,114 @@ class LambdaSubscriber(Generic[T]):
     @property
     def is_disposed(self) -> bool:
         return self._upstream.get() is CANCELLED
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared by the operators
+
+
+@final
+class _NoopSubscriber:
+    """Stands in for the downstream after cancellation or termination (rule 3.13: the real one is
+    released). Late elements are dropped; late errors go to the undeliverable-error hook."""
+
+    __slots__ = ()
+    _rs_no_wrap = True
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        subscription.cancel()
+
+    def on_next(self, item: Any) -> None:
+        pass
+
+    def on_error(self, error: BaseException) -> None:
+        plugins.on_error(error, "error after cancellation or termination")
+
+    def on_complete(self) -> None:
+        pass
+
+
+#: The released downstream (rule 3.13): an operator assigns it to its downstream field on cancel
+#: or after its terminal signal, so the real subscriber can be collected.
+NOOP_SUBSCRIBER: Final = _NoopSubscriber()
+
+
+class ArbiterSubscriber(SubscriptionArbiter):
+    """An operator subscriber that is the downstream's Subscription and switches upstreams
+    (``concat``, ``switch_if_empty``, ``on_error_resume_next``, ``retry``, ``repeat``).
+
+    ``on_next`` counts elements (a plain int: only the upstream's serial signals touch it) and
+    :meth:`account` hands that count to the arbiter before the next upstream is subscribed.
+    ``request`` validates the amount (rule 3.9) here, because a bad amount forwarded upstream
+    would come back as an *upstream* error, which ``retry``/``on_error_resume_next`` would swallow.
+    """
+
+    _rs_no_wrap = True
+    __slots__ = ("downstream", "_emitted", "_terminated")
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        super().__init__(cancel_on_replace=False)  # the replaced upstream has terminated already
+        self.downstream: Subscriber[Any] = downstream
+        self._emitted = 0
+        self._terminated = False
+
+    # upstream side -------------------------------------------------------------------------
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.set_subscription(subscription)
+
+    def on_next(self, item: Any) -> None:
+        self._emitted += 1
+        self.downstream.on_next(item)
+
+    def on_error(self, error: BaseException) -> None:
+        self.error_downstream(error)
+
+    def on_complete(self) -> None:
+        self.complete_downstream()
+
+    def account(self) -> None:
+        """Subtract what the finished upstream emitted from the outstanding demand.
+
+        Called just before the next upstream is subscribed: the count is queued as "missed
+        produced" without running the arbiter's drain, because the next ``set_subscription``
+        (or any ``request``) applies it; this saves a drain pass per switched source. When demand
+        is unbounded (sticky) there is nothing to account.
+        """
+        e = self._emitted
+        if e:
+            self._emitted = 0
+            if self._requested < MAX_DEMAND:
+                with self._lock:  # race: the downstream's request() queues missed demand concurrently
+                    self._missed_produced += e
+
+    def error_downstream(self, error: BaseException) -> None:
+        if self._terminated:
+            plugins.on_error(error, f"{type(self).__name__}: on_error after termination")
+            return
+        self._terminated = True
+        d = self.downstream
+        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
+        d.on_error(error)
+
+    def complete_downstream(self) -> None:
+        if self._terminated:
+            return
+        self._terminated = True
+        d = self.downstream
+        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
+        d.on_complete()
+
+    # downstream side -----------------------------------------------------------------------
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9: cancel the upstream, then signal the error
+                SubscriptionArbiter.cancel(self)
+                self.error_downstream(err)
+                return
+        SubscriptionArbiter.request(self, n)
+
+    def cancel(self) -> None:
+        SubscriptionArbiter.cancel(self)
+        self.downstream = NOOP_SUBSCRIBER  # rule 3.13

@@ -8,14 +8,19 @@ wrapped in ``StrictSubscriber`` by ``Flowable.subscribe``.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Generic, TypeVar
 
 from .._internal import plugins
+from .._internal.atomics import AtomicInt, AtomicRef
+from .._internal.drain import COMPLETED_MASK, post_complete, post_complete_request
+from .._internal.requests import validate_request
 from .._internal.subscriptions import CANCELLED, report_double_subscription
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
+from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "none_result_error", "transparent_subscriber"]
+__all__ = ["BasicSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -80,6 +85,90 @@ class BasicSubscriber(Generic[T, R]):
 
     def cancel(self) -> None:
         self.upstream.cancel()
+
+
+def as_flowable(op: str, source: object) -> Flowable[Any]:
+    """Check an operator's source argument is a Publisher (has ``subscribe``) and return it as a
+    Flowable: at assembly, with an error naming the operator, rather than at subscription."""
+    if source is None:
+        raise NoneElementError(f"{op}(): a source is None; expected a Publisher (rule 2.13)")
+    if isinstance(source, Flowable):
+        return source
+    if not callable(getattr(source, "subscribe", None)):
+        raise TypeError(f"{op}(): expected a Publisher, got {type(source).__name__}")
+    from .sources._basic import from_publisher
+
+    return from_publisher(source)  # type: ignore[arg-type]
+
+
+class PostCompleteSubscriber(BasicSubscriber[T, Any]):
+    """Base of operators that emit a buffered tail (``self.queue``) after the upstream completed."""
+
+    __slots__ = ("queue", "requested", "cancelled", "_bad")
+
+    def __init__(self, downstream: Subscriber[Any], queue: deque[Any]) -> None:
+        super().__init__(downstream)
+        self.queue = queue
+        self.requested = AtomicInt(0)  # demand + COMPLETED_MASK (race: request vs on_complete)
+        self.cancelled = False
+        self._bad: AtomicRef[BaseException | None] = AtomicRef(None)  # rule 3.9 after completion
+
+    def is_cancelled(self) -> bool:
+        """Called by the post-complete drain owner only: delivers a parked rule 3.9 error."""
+        if self.cancelled:
+            err = self._bad.get_and_set(None)
+            if err is not None:
+                self.queue.clear()
+                self.downstream.on_error(err)
+            return True
+        return False
+
+    def forward_request(self, n: int) -> None:
+        """A valid request that arrived before completion (subclasses translate it)."""
+        self.upstream.request(n)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                self._bad_request(n, err)
+                return
+        if post_complete_request(n, self.downstream, self.queue, self.requested, self.is_cancelled):
+            self.forward_request(n)
+
+    def _bad_request(self, n: Any, err: BaseException) -> None:
+        requested = self.requested
+        if not requested.get() & COMPLETED_MASK:
+            self.upstream.request(n)  # rule 3.9: the upstream signals it through on_error
+            if not requested.get() & COMPLETED_MASK:
+                return
+            # the upstream completed meanwhile: it ignores requests now; signal it ourselves
+        self._bad.set(err)
+        self.cancelled = True
+        # take (or join) the drain ownership; the owner's is_cancelled() delivers the error
+        post_complete_request(1, self.downstream, self.queue, requested, self.is_cancelled)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.upstream.cancel()
+
+    def on_error(self, error: BaseException) -> None:
+        if not self.done:
+            self.queue.clear()
+        super().on_error(error)
+
+    def on_complete(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        if self.cancelled:
+            self.queue.clear()
+            return
+        self.before_complete()
+        post_complete(self.downstream, self.queue, self.requested, self.is_cancelled)
+
+    def before_complete(self) -> None:
+        """Hook: settle demand accounting before the tail is drained."""
 
 
 def passthrough(x: Any) -> Any:

@@ -30,7 +30,7 @@ from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
-from .._spec import Subscriber, Subscription
+from .._spec import Publisher, Subscriber, Subscription
 from ._flowable import Flowable
 from ._fused import batch_sink
 
@@ -354,22 +354,253 @@ class ParallelFlowable(Generic[T]):
         _check_callable("compose", fn)
         return self._with(fn)
 
-    def sequential(self, prefetch: int = 128) -> Flowable[T]:
-        """Merge the rails back into one Flowable (elements in arrival order)."""
-        positive_int("sequential", "prefetch", prefetch)
-        src, n, pf, ops = self._source, self._n, self._prefetch, self._ops
+    def _rails(self) -> list[Flowable[Any]]:
+        """The ``n`` rails with their stages, over one new dispatcher (one per subscription)."""
+        d = _Dispatcher(self._source, self._n, self._prefetch)
+        rails: list[Flowable[Any]] = []
+        for i in range(self._n):
+            f: Flowable[Any] = d.rail(i)
+            for op in self._ops:
+                f = op(f)
+            rails.append(f)
+        return rails
 
+    def sequential(self, prefetch: int = 128) -> Flowable[T]:
+        """Merge the rails back into one Flowable (elements in arrival order).
+
+        Example::
+
+            Flowable.range(0, 4).parallel(2).map(lambda x: x * 10).sequential().to_list().blocking_first()
+
+        Backpressure: each rail is prefetched with ``prefetch`` (replenished at 75%), as RxJava's
+        ``sequential(prefetch)``; the downstream's demand is honoured exactly. (``run_on``'s own
+        ``prefetch`` is what each rail asks of the dispatcher.)
+        Scheduler: none; elements go out serially on whichever rail's thread delivers them.
+        Errors: the first rail error cancels the other rails and is signalled once.
+        """
+        positive_int("sequential", "prefetch", prefetch)
+        return self._merge(prefetch, delay_error=False)
+
+    def sequential_delay_error(self, prefetch: int = 128) -> Flowable[T]:
+        """Merge the rails as :meth:`sequential`, but a rail's error waits until every rail has
+        terminated (RxJava ``sequentialDelayError``); several errors become one
+        ``ExceptionGroup``, an upstream error (which reaches every rail) is signalled once.
+
+        Example::
+
+            (Flowable.range(0, 6).parallel(2).map(lambda x: 1 // (x - 3))
+                .sequential_delay_error().test().await_done(5))  # 5 values, then ZeroDivisionError
+
+        Backpressure: as :meth:`sequential`.
+        Scheduler: none; elements and the final error go out on the rails' threads.
+        """
+        positive_int("sequential_delay_error", "prefetch", prefetch)
+        return self._merge(prefetch, delay_error=True)
+
+    def _merge(self, prefetch: int, delay_error: bool) -> Flowable[T]:
         def build() -> Flowable[T]:
-            d = _Dispatcher(src, n, pf)
-            rails = []
-            for i in range(n):
-                f: Flowable[Any] = d.rail(i)
-                for op in ops:
-                    f = op(f)
-                rails.append(f)
-            return Flowable.from_iterable(rails).flat_map(lambda r: r, max_concurrency=n, prefetch=prefetch)
+            rails = self._rails()
+            return Flowable.from_iterable(rails).flat_map(
+                lambda r: r, max_concurrency=len(rails), prefetch=prefetch, delay_error=delay_error
+            )
 
         return Flowable.defer(build)
+
+    # ------------------------------------------------------------------------------------------
+    # per-rail folds and stages that keep the rails
+
+    def reduce_rails(self, seed_factory: Callable[[], R], reducer: Callable[[R, T], R]) -> ParallelFlowable[R]:
+        """Fold every rail into one value with its own seed (RxJava ``reduce(Supplier,
+        BiFunction)``): ``n`` rails of one value each (an empty rail emits its seed).
+
+        A separate name, not an overload of :meth:`reduce`: RxJava overloads ``reduce`` on the
+        argument count, but the two return different kinds (``n`` rails here, one Flowable
+        there) and take the seed differently from :meth:`Flowable.reduce` (a value, second); a
+        name that says "per rail" reads better than an overload whose result kind flips with
+        the number of arguments. ``seed_factory`` is called once per rail and subscription, so
+        a mutable seed is never shared between rails.
+
+        Example::
+
+            (Flowable.range(0, 10).parallel(2).reduce_rails(lambda: 0, lambda a, x: a + x)
+                .sequential().to_list().blocking_first())  # [20, 25] (rail order may vary)
+
+        Backpressure: each rail consumes its upstream unbounded; its one value waits for the
+        rail's request.
+        Scheduler: none; ``seed_factory`` runs when the rail is subscribed, ``reducer`` on the
+        rail's thread (the ``run_on`` worker), concurrently across rails.
+        """
+        _check_callable("reduce_rails", seed_factory)
+        _check_callable("reduce_rails", reducer)
+
+        def seed() -> R:
+            s = seed_factory()
+            if s is None:
+                from ..errors import NoneElementError
+
+                raise NoneElementError("parallel().reduce_rails(): seed_factory returned None (rule 2.13)")
+            return s
+
+        return self._with(lambda f: Flowable.defer(lambda: f.reduce(reducer, seed())))
+
+    def collect(self, container_factory: Callable[[], R], accumulator: Callable[[R, T], Any]) -> ParallelFlowable[R]:
+        """Collect every rail into its own container (RxJava ``collect``): ``n`` rails of one
+        container each; ``accumulator(container, element)`` mutates it (its result is ignored).
+
+        Example::
+
+            (Flowable.range(0, 10).parallel(2).collect(list, list.append)
+                .sequential().to_list().blocking_first())  # [[0, 2, 4, 6, 8], [1, 3, 5, 7, 9]]
+
+        Backpressure: each rail consumes its upstream unbounded; its container waits for the
+        rail's request.
+        Scheduler: none; ``container_factory`` runs when the rail is subscribed, ``accumulator``
+        on the rail's thread, concurrently across rails (each on its own container).
+        """
+        _check_callable("collect", container_factory)
+        _check_callable("collect", accumulator)
+        return self._with(lambda f: f.collect(container_factory, accumulator))
+
+    def flat_map(
+        self,
+        mapper: Callable[[T], Publisher[R]],
+        max_concurrency: int | None = 128,
+        prefetch: int = 128,
+        delay_error: bool = False,
+    ) -> ParallelFlowable[R]:
+        """``Flowable.flat_map`` on every rail (RxJava ``flatMap``; the defaults are RxJava's,
+        ``bufferSize()`` for both). The rail count is kept.
+
+        Example::
+
+            (Flowable.range(0, 3).parallel(2).run_on(schedulers.io())
+                .flat_map(lambda x: Flowable.just(x, -x)).sequential())
+
+        Backpressure: each rail asks its upstream for ``max_concurrency`` elements ahead and one
+        more per finished inner; each inner is prefetched with ``prefetch``.
+        Scheduler: none; ``mapper`` runs on the rail's thread, inner elements go out on the
+        inner's thread, serially per rail.
+        """
+        _check_callable("flat_map", mapper)
+        Flowable.never().flat_map(mapper, max_concurrency, prefetch, delay_error)  # checks the arguments
+        return self._with(lambda f: f.flat_map(mapper, max_concurrency, prefetch, delay_error))
+
+    def concat_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 2) -> ParallelFlowable[R]:
+        """``Flowable.concat_map`` on every rail (RxJava ``concatMap``, prefetch 2): each rail's
+        inners one after another, in that rail's order. The rail count is kept.
+
+        Example::
+
+            Flowable.range(0, 4).parallel(2).concat_map(lambda x: Flowable.just(x, x)).sequential()
+
+        Backpressure: each rail prefetches ``prefetch`` upstream elements; demand carries
+        across a rail's inners.
+        Scheduler: none; ``mapper`` runs on the rail's thread; inner elements go out on the
+        inner's thread.
+        """
+        _check_callable("concat_map", mapper)
+        Flowable.never().concat_map(mapper, prefetch)  # checks the arguments
+        return self._with(lambda f: f.concat_map(mapper, prefetch))
+
+    def do_on_error(self, fn: Callable[[BaseException], Any]) -> ParallelFlowable[T]:
+        """Call ``fn(error)`` when a rail fails (RxJava ``doOnError``: once per failing rail, so
+        an upstream error, which reaches every rail, calls it ``n`` times).
+
+        Example::
+
+            Flowable.error(ValueError("x")).parallel(2).do_on_error(print).sequential()
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread of the failing rail.
+        """
+        _check_callable("do_on_error", fn)
+        return self._with(lambda f: f.do_on_error(fn))
+
+    def do_on_complete(self, fn: Callable[[], Any]) -> ParallelFlowable[T]:
+        """Call ``fn()`` when a rail completes (RxJava ``doOnComplete``: once per rail).
+
+        Example::
+
+            Flowable.range(0, 4).parallel(2).do_on_complete(lambda: print("rail done")).sequential()
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the thread of the completing rail.
+        """
+        _check_callable("do_on_complete", fn)
+        return self._with(lambda f: f.do_on_complete(fn))
+
+    # ------------------------------------------------------------------------------------------
+    # joins: every rail into one Flowable
+
+    def reduce(self, reducer: Callable[[T, T], T]) -> Flowable[T]:
+        """Reduce every rail, then the rails' values (in rail order) with the same ``reducer``,
+        into one value (RxJava ``reduce(BiFunction)``). Empty rails take no part; if every rail
+        is empty the result completes empty. ``reducer`` should be associative (the split is by
+        demand, not by position). For a seed per rail see :meth:`reduce_rails`.
+
+        Example::
+
+            (Flowable.range(0, 100).parallel(4).run_on(schedulers.computation())
+                .map(lambda x: x * x).reduce(operator.add).blocking_first())  # 328350
+
+        Backpressure: the rails are consumed unbounded; the one result waits for a request.
+        Scheduler: none; the per-rail folds run on the rails' threads; the final fold of the
+        ``n`` rail values runs, and the result goes out, on the thread of the last rail to
+        complete (or on the requesting thread if the request comes later).
+        Errors: the first rail error (or a raising ``reducer``) cancels the other rails and is
+        signalled once; a ``None`` from ``reducer`` is a NoneElementError (rule 2.13).
+        """
+        _check_callable("reduce", reducer)
+        from .operators._parallel_reduce import reduce_rails_full
+
+        return reduce_rails_full(lambda: [f.reduce(reducer) for f in self._rails()], reducer)
+
+    def sorted(self, key: Callable[[T], Any] | None = None, reverse: bool = False) -> Flowable[T]:
+        """Sort every rail on its own thread, then emit the merge of the sorted rails in order
+        (RxJava ``sorted``), as the downstream requests them. ``key`` and ``reverse`` as
+        :meth:`Flowable.sorted` (Python sorts by key where RxJava takes a comparator: wrap one
+        with ``functools.cmp_to_key``). Stable within a rail; equal elements of different rails
+        come in rail order.
+
+        Example::
+
+            (Flowable.range(0, 10).map(lambda x: 9 - x).parallel(2)
+                .run_on(schedulers.computation()).sorted().test().await_done(5))  # 0, 1, ..., 9
+
+        Backpressure: the rails are consumed unbounded (every element is held until every rail
+        completes); then the sorted elements go out as the downstream requests them, the k-way
+        merge (``heapq.merge``) advancing one element per element requested.
+        Scheduler: none; ``key`` runs on each rail's thread for its sort, and again in the merge
+        on the thread that drains (the last rail's, or the requesting one).
+        Errors: the first rail error (or a raising ``key``) cancels the other rails and is
+        signalled once.
+        """
+        from .operators._sorted import _check
+
+        _check("sorted", key, reverse)
+        from .operators._parallel_reduce import sorted_rails
+
+        return sorted_rails(lambda: [f.to_sorted_list(key, reverse) for f in self._rails()], key, reverse)
+
+    def to_sorted_list(self, key: Callable[[T], Any] | None = None, reverse: bool = False) -> Flowable[list[T]]:
+        """Sort every rail on its own thread, then merge the sorted rails into one list (RxJava
+        ``toSortedList``). An empty source gives ``[]``. ``key`` and ``reverse`` as :meth:`sorted`.
+
+        Example::
+
+            Flowable.just(3, 1, 2).parallel(2).to_sorted_list().test().assert_result([1, 2, 3])
+
+        Backpressure: the rails are consumed unbounded; the one list waits for a request.
+        Scheduler: none; the per-rail sorts run on the rails' threads; the merge runs, and the
+        list goes out, on the thread of the last rail to complete (or the requesting thread).
+        Errors: as :meth:`sorted`.
+        """
+        from .operators._sorted import _check
+
+        _check("to_sorted_list", key, reverse)
+        from .operators._parallel_reduce import to_sorted_list_rails
+
+        return to_sorted_list_rails(lambda: [f.to_sorted_list(key, reverse) for f in self._rails()], key, reverse)
 
 
 def _check_callable(op: str, fn: object) -> None:

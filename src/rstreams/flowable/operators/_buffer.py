@@ -33,12 +33,11 @@ from typing import Any, TypeVar, final
 from ..._internal.atomics import AtomicFlag
 from ..._internal.requests import add_cap, mul_cap
 from ..._spec import Publisher, Subscriber
-from .._base import BasicSubscriber
+from .._base import BasicSubscriber, PostCompleteSubscriber
 from .._flowable import Flowable
 from .._fused import Ahead, FusedFlowable, Fusion, Sizer, none_index
 from ._buffer_boundary import buffer_boundary
 from ._buffer_openings import buffer_openings
-from ._take_last import PostCompleteSubscriber
 
 __all__ = ["buffer"]
 

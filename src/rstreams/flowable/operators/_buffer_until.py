@@ -26,8 +26,8 @@ from typing import Final, TypeVar, final
 
 from ..._internal.requests import MAX_DEMAND
 from ..._spec import Subscriber
+from .._base import PostCompleteSubscriber
 from .._flowable import Flowable
-from ._take_last import PostCompleteSubscriber
 
 __all__ = ["buffer_until", "buffer_while"]
 

@@ -15,8 +15,8 @@ When every source is a synchronous fused source (``just``, ``range``, ``from_ite
 chains over them), ``concat`` folds at assembly time into one ``itertools.chain`` (runs of adjacent
 fused sources fold even when others do not).
 
-:class:`ArbiterSubscriber` is shared by the resubscribing operators (``on_error_resume_next``,
-``retry``, ``repeat``).
+:class:`~rstreams._internal.subscribers.ArbiterSubscriber` is shared with the resubscribing operators
+(``on_error_resume_next``, ``retry``, ``repeat``).
 """
 
 from __future__ import annotations
@@ -24,14 +24,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
-from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND, validate_request
-from ..._internal.subscriptions import SubscriptionArbiter
-from ..._spec import Publisher, Subscriber, Subscription
+from ..._internal.subscribers import ArbiterSubscriber
+from ..._spec import Publisher, Subscriber
 from ...errors import NoneElementError
+from .._base import as_flowable
 from .._flowable import Flowable
 from .._fused import Ahead, FusedFlowable, Fusion, Sizer
 
@@ -40,129 +39,10 @@ __all__ = [
     "concat_with",
     "start_with",
     "switch_if_empty",
-    "ArbiterSubscriber",
     "ChainedLook",
-    "as_flowable",
-    "NOOP_SUBSCRIBER",
 ]
 
 T = TypeVar("T")
-
-
-@final
-class _NoopSubscriber:
-    """Stands in for the downstream after cancellation or termination (rule 3.13: the real one is
-    released). Late elements are dropped; late errors go to the undeliverable-error hook."""
-
-    __slots__ = ()
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        subscription.cancel()
-
-    def on_next(self, item: Any) -> None:
-        pass
-
-    def on_error(self, error: BaseException) -> None:
-        plugins.on_error(error, "error after cancellation or termination")
-
-    def on_complete(self) -> None:
-        pass
-
-
-NOOP_SUBSCRIBER: Final = _NoopSubscriber()
-
-
-def as_flowable(op: str, source: object) -> Flowable[Any]:
-    """Check an argument is a Publisher (has ``subscribe``) and return it as a Flowable."""
-    if source is None:
-        raise NoneElementError(f"{op}(): a source is None; expected a Publisher (rule 2.13)")
-    if isinstance(source, Flowable):
-        return source
-    if not callable(getattr(source, "subscribe", None)):
-        raise TypeError(f"{op}(): expected a Publisher, got {type(source).__name__}")
-    from ..sources._basic import from_publisher
-
-    return from_publisher(source)  # type: ignore[arg-type]
-
-
-class ArbiterSubscriber(SubscriptionArbiter):
-    """An operator subscriber that is the downstream's Subscription and switches upstreams.
-
-    ``on_next`` counts elements (a plain int: only the upstream's serial signals touch it) and
-    :meth:`account` hands that count to the arbiter before the next upstream is subscribed.
-    ``request`` validates the amount (rule 3.9) here, because a bad amount forwarded upstream
-    would come back as an *upstream* error, which ``retry``/``on_error_resume_next`` would swallow.
-    """
-
-    _rs_no_wrap = True
-    __slots__ = ("downstream", "_emitted", "_terminated")
-
-    def __init__(self, downstream: Subscriber[Any]) -> None:
-        super().__init__(cancel_on_replace=False)  # the replaced upstream has terminated already
-        self.downstream: Subscriber[Any] = downstream
-        self._emitted = 0
-        self._terminated = False
-
-    # upstream side -------------------------------------------------------------------------
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.set_subscription(subscription)
-
-    def on_next(self, item: Any) -> None:
-        self._emitted += 1
-        self.downstream.on_next(item)
-
-    def on_error(self, error: BaseException) -> None:
-        self.error_downstream(error)
-
-    def on_complete(self) -> None:
-        self.complete_downstream()
-
-    def account(self) -> None:
-        """Subtract what the finished upstream emitted from the outstanding demand.
-
-        Called just before the next upstream is subscribed: the count is queued as "missed
-        produced" without running the arbiter's drain, because the next ``set_subscription``
-        (or any ``request``) applies it; this saves a drain pass per switched source. When demand
-        is unbounded (sticky) there is nothing to account.
-        """
-        e = self._emitted
-        if e:
-            self._emitted = 0
-            if self._requested < MAX_DEMAND:
-                with self._lock:  # race: the downstream's request() queues missed demand concurrently
-                    self._missed_produced += e
-
-    def error_downstream(self, error: BaseException) -> None:
-        if self._terminated:
-            plugins.on_error(error, f"{type(self).__name__}: on_error after termination")
-            return
-        self._terminated = True
-        d = self.downstream
-        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
-        d.on_error(error)
-
-    def complete_downstream(self) -> None:
-        if self._terminated:
-            return
-        self._terminated = True
-        d = self.downstream
-        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
-        d.on_complete()
-
-    # downstream side -----------------------------------------------------------------------
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: cancel the upstream, then signal the error
-                SubscriptionArbiter.cancel(self)
-                self.error_downstream(err)
-                return
-        SubscriptionArbiter.request(self, n)
-
-    def cancel(self) -> None:
-        SubscriptionArbiter.cancel(self)
-        self.downstream = NOOP_SUBSCRIBER  # rule 3.13
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 
 from ..._internal.arguments import positive_int
 from ..._spec import Publisher
+from .._base import as_flowable
 from .._flowable import Flowable
-from ._concat import as_flowable
 
 __all__ = ["concat_eager"]
 

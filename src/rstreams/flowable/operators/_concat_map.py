@@ -42,12 +42,12 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import TERMINATED, ErrorCollector
 from ..._internal.requests import MAX_DEMAND, validate_request
+from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._internal.subscriptions import CANCELLED, SubscriptionArbiter, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
 from ..sources._basic import EmptyFlowable, JustFlowable
-from ._concat import NOOP_SUBSCRIBER
 from ._inner import overflow_error as _overflow
 
 __all__ = ["concat_map"]

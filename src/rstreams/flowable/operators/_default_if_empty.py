@@ -17,8 +17,8 @@ from typing import TypeVar, final
 
 from ..._spec import Subscriber
 from ...errors import NoneElementError
+from .._base import PostCompleteSubscriber
 from .._flowable import Flowable
-from ._take_last import PostCompleteSubscriber
 
 __all__ = ["default_if_empty"]
 

@@ -20,12 +20,12 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any, TypeVar, final
 
+from ..._internal.arguments import check_callable
 from ..._spec import Subscriber
 from .._base import BasicSubscriber
 from .._enums import NOTSET
 from .._flowable import Flowable
 from .._fused import FusedFlowable
-from ._map_filter import _check_callable
 
 __all__ = ["distinct", "distinct_until_changed"]
 
@@ -99,7 +99,7 @@ def _distinct_iter(it: Iterator[Any], key_fn: Callable[[Any], Hashable] | None) 
 
 def distinct(source: Flowable[T], key_fn: Callable[[T], Hashable] | None = None) -> Flowable[T]:
     if key_fn is not None:
-        _check_callable("distinct", key_fn)
+        check_callable("distinct", key_fn)
     fz = source._fused()
     if fz is not None:
         # a filter (ahead=False): looking ahead through it would pull a run of duplicates from the
@@ -200,9 +200,9 @@ def distinct_until_changed(
     comparer: Callable[[Any, Any], bool] | None = None,
 ) -> Flowable[T]:
     if key_fn is not None:
-        _check_callable("distinct_until_changed", key_fn)
+        check_callable("distinct_until_changed", key_fn)
     if comparer is not None:
-        _check_callable("distinct_until_changed", comparer)
+        check_callable("distinct_until_changed", comparer)
     fz = source._fused()
     if fz is not None:
         if comparer is not None:

@@ -25,12 +25,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicFlag
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber, transparent_subscriber
 from .._flowable import Flowable
-from ._map_filter import _check_callable
 
 __all__ = [
     "do_on_next",
@@ -278,7 +278,7 @@ class _DoOnFlowable(Flowable[T]):
 
 
 def _make(name: str, kind: type[BasicSubscriber[Any, Any]], source: Flowable[T], fn: Any) -> Flowable[T]:
-    _check_callable(name, fn)
+    check_callable(name, fn)
     return _DoOnFlowable(source, fn, kind)
 
 
@@ -318,7 +318,7 @@ def do_on_terminate(source: Flowable[T], fn: Callable[[], Any]) -> Flowable[T]:
     """``fn`` before on_complete or on_error goes downstream (RxJava ``doOnTerminate``): on the
     error path a raising ``fn`` joins the error (as ``do_on_error``), on completion it replaces it
     (as ``do_on_complete``). Built so that ``fn`` runs once on either path."""
-    _check_callable("do_on_terminate", fn)
+    check_callable("do_on_terminate", fn)
     return do_on_complete(do_on_error(source, lambda _e: fn()), fn)
 
 

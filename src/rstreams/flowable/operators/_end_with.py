@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from ...errors import NoneElementError
+from .._base import as_flowable
 from .._flowable import Flowable
-from ._concat import _build_concat, as_flowable
+from ._concat import _build_concat
 
 __all__ = ["end_with"]
 

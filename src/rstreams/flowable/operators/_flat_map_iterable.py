@@ -26,6 +26,7 @@ from itertools import chain, islice
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicInt
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
@@ -33,7 +34,6 @@ from ..._spec import Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable, batch_sink, none_index
-from ._map_filter import _check_callable
 
 __all__ = ["flat_map_iterable"]
 
@@ -289,7 +289,7 @@ class _FlatMapIterableFlowable(Flowable[Any]):
 
 
 def flat_map_iterable(source: Flowable[T], mapper: Callable[[T], Iterable[R]]) -> Flowable[R]:
-    _check_callable("flat_map_iterable", mapper)
+    check_callable("flat_map_iterable", mapper)
     fz = source._fused()
     if fz is not None:
         checked = partial(_iter_of, mapper)

@@ -8,6 +8,7 @@ from functools import partial
 from operator import is_not
 from typing import Any, Final, TypeVar, final
 
+from ..._internal.arguments import check_callable
 from ..._spec import MAX_DEMAND, Subscriber
 from .._base import BasicSubscriber, none_result_error
 from .._flowable import Flowable
@@ -17,11 +18,6 @@ __all__ = ["map_", "filter_", "map_not_none", "hide"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-def _check_callable(name: str, fn: object) -> None:
-    if not callable(fn):
-        raise TypeError(f"{name}(): expected a callable, got {type(fn).__name__}")
 
 
 def emit_batch(downstream_batch: Callable[[list[Any]], None] | None, on_next: Callable[[Any], None], items: list[Any]) -> None:
@@ -104,7 +100,7 @@ class _MapFlowable(Flowable[R]):
 
 
 def map_(source: Flowable[T], mapper: Callable[[T], R]) -> Flowable[R]:
-    _check_callable("map", mapper)
+    check_callable("map", mapper)
     fz = source._fused()
     if fz is not None:
         return FusedFlowable(fz.then(lambda it: builtins.map(mapper, it), "map", fz.sizer, produces=True))
@@ -199,7 +195,7 @@ class _FilterFlowable(Flowable[T]):
 
 
 def filter_(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T]:
-    _check_callable("filter", predicate)
+    check_callable("filter", predicate)
     fz = source._fused()
     if fz is not None:
         return FusedFlowable(fz.then(lambda it: builtins.filter(predicate, it), "filter", ahead=False))
@@ -254,7 +250,7 @@ _NOT_NONE: Final = partial(is_not, None)  # C-level "x is not None"
 
 
 def map_not_none(source: Flowable[T], mapper: Callable[[T], R | None]) -> Flowable[R]:
-    _check_callable("map_not_none", mapper)
+    check_callable("map_not_none", mapper)
     fz = source._fused()
     if fz is not None:
         # a builtin filter over a builtin map: no Python frame per element besides the mapper's;

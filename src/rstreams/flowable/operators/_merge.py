@@ -30,11 +30,12 @@ from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Publisher, Subscriber
+from .._base import as_flowable
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
-from ._concat import NOOP_SUBSCRIBER, as_flowable
 from ._inner import QueuedInner
 
 __all__ = ["merge"]

@@ -23,10 +23,10 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import post_complete, post_complete_request
 from ..._internal.requests import produced, validate_request
+from ..._internal.subscribers import NOOP_SUBSCRIBER, ArbiterSubscriber
 from ..._spec import Publisher, Subscriber
-from .._base import BasicSubscriber, none_result_error
+from .._base import BasicSubscriber, as_flowable, none_result_error
 from .._flowable import Flowable
-from ._concat import NOOP_SUBSCRIBER, ArbiterSubscriber, as_flowable
 
 __all__ = ["on_error_return", "on_error_resume_next", "on_error_complete"]
 

@@ -25,10 +25,11 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
+from ..._internal.subscribers import ArbiterSubscriber
 from ..._spec import Subscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer
-from ._concat import ArbiterSubscriber, ChainedLook
+from ._concat import ChainedLook
 
 __all__ = ["retry", "repeat"]
 

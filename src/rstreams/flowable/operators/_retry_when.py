@@ -209,7 +209,7 @@ class _WhenFlowable(Flowable[T]):
             error_empty(cast(Any, subscriber), err)
             return
         if not isinstance(p, Flowable):
-            from ._concat import as_flowable
+            from .._base import as_flowable
 
             # a foreign Publisher gets from_publisher's guard (rule 2.13): its None element used to
             # count as "resubscribe" (an endless retry loop) instead of failing the stream

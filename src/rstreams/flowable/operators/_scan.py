@@ -22,6 +22,7 @@ from itertools import accumulate
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import enter, leave
 from ..._internal.requests import add_request, produced, validate_request
@@ -31,7 +32,6 @@ from .._base import BasicSubscriber, none_result_error
 from .._enums import NOTSET
 from .._flowable import Flowable
 from .._fused import Ahead, FusedFlowable, Sizer
-from ._map_filter import _check_callable
 
 __all__ = ["scan"]
 
@@ -239,7 +239,7 @@ class _Seed:
 
 
 def scan(source: Flowable[T], accumulator: Callable[[R, T], R], seed: R | Any = NOTSET) -> Flowable[R]:
-    _check_callable("scan", accumulator)
+    check_callable("scan", accumulator)
     if seed is None:
         raise NoneElementError("scan(): the seed is None; None is not a valid element (rule 2.13)")
     fz = source._fused()

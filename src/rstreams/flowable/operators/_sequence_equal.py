@@ -26,9 +26,9 @@ from typing import Any, TypeVar, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._spec import Subscriber
+from .._base import as_flowable
 from .._flowable import Flowable
 from .._scalar import DeferredScalarSubscription
-from ._concat import as_flowable
 from ._inner import QueuedInner
 
 __all__ = ["sequence_equal"]

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from itertools import dropwhile
 from typing import TypeVar, final
 
+from ..._internal.arguments import check_callable
 from ..._spec import Subscriber
 from .._base import BasicSubscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable
-from ._map_filter import _check_callable
 
 __all__ = ["skip_while"]
 
@@ -63,7 +63,7 @@ class _SkipWhileFlowable(Flowable[T]):
 
 
 def skip_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T]:
-    _check_callable("skip_while", predicate)
+    check_callable("skip_while", predicate)
     fz = source._fused()
     if fz is not None:
         return FusedFlowable(fz.then(lambda it: dropwhile(predicate, it), "skip_while", ahead=False))

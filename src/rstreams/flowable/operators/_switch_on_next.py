@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from ..._spec import Publisher
+from .._base import as_flowable
 from .._flowable import Flowable
-from ._concat import as_flowable
 
 __all__ = ["switch_on_next"]
 

@@ -5,8 +5,8 @@ emitted under downstream demand with the post-complete idiom (seed 004): the com
 demand share one atomic counter, so "request vs on_complete" (race: downstream thread vs upstream
 thread) hands the tail to exactly one drain owner.
 
-:class:`PostCompleteSubscriber` is the shared base of the post-complete operators here
-(``take_last``, the overlapping ``buffer``). It also handles a bad request (rule 3.9): before
+:class:`~rstreams.flowable._base.PostCompleteSubscriber` is the shared base of the post-complete
+operators (``take_last``, the overlapping ``buffer``, ``buffer_until``, ``default_if_empty``). It also handles a bad request (rule 3.9): before
 completion it is forwarded to the trusted upstream, which signals the error through ``on_error``
 (serial with its other signals); after completion the error is parked and delivered by the drain
 owner (``is_cancelled`` is called only by the owner), so it never overlaps an ``on_next``.
@@ -24,89 +24,17 @@ from itertools import islice
 from typing import Any, Final, TypeVar, final
 
 from ..._internal.arguments import non_negative_int
-from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import COMPLETED_MASK, post_complete, post_complete_request
-from ..._internal.requests import MAX_DEMAND, validate_request
+from ..._internal.requests import MAX_DEMAND
 from ..._spec import Subscriber, Subscription
-from .._base import BasicSubscriber
+from .._base import PostCompleteSubscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer, none_index
 
-__all__ = ["take_last", "PostCompleteSubscriber", "fused_chunks"]
+__all__ = ["take_last", "fused_chunks"]
 
 T = TypeVar("T")
 
 _CHUNK: Final = 4096
-
-
-class PostCompleteSubscriber(BasicSubscriber[T, Any]):
-    """Base of operators that emit a buffered tail (``self.queue``) after the upstream completed."""
-
-    __slots__ = ("queue", "requested", "cancelled", "_bad")
-
-    def __init__(self, downstream: Subscriber[Any], queue: deque[Any]) -> None:
-        super().__init__(downstream)
-        self.queue = queue
-        self.requested = AtomicInt(0)  # demand + COMPLETED_MASK (race: request vs on_complete)
-        self.cancelled = False
-        self._bad: AtomicRef[BaseException | None] = AtomicRef(None)  # rule 3.9 after completion
-
-    def is_cancelled(self) -> bool:
-        """Called by the post-complete drain owner only: delivers a parked rule 3.9 error."""
-        if self.cancelled:
-            err = self._bad.get_and_set(None)
-            if err is not None:
-                self.queue.clear()
-                self.downstream.on_error(err)
-            return True
-        return False
-
-    def forward_request(self, n: int) -> None:
-        """A valid request that arrived before completion (subclasses translate it)."""
-        self.upstream.request(n)
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._bad_request(n, err)
-                return
-        if post_complete_request(n, self.downstream, self.queue, self.requested, self.is_cancelled):
-            self.forward_request(n)
-
-    def _bad_request(self, n: Any, err: BaseException) -> None:
-        requested = self.requested
-        if not requested.get() & COMPLETED_MASK:
-            self.upstream.request(n)  # rule 3.9: the upstream signals it through on_error
-            if not requested.get() & COMPLETED_MASK:
-                return
-            # the upstream completed meanwhile: it ignores requests now; signal it ourselves
-        self._bad.set(err)
-        self.cancelled = True
-        # take (or join) the drain ownership; the owner's is_cancelled() delivers the error
-        post_complete_request(1, self.downstream, self.queue, requested, self.is_cancelled)
-
-    def cancel(self) -> None:
-        self.cancelled = True
-        self.upstream.cancel()
-
-    def on_error(self, error: BaseException) -> None:
-        if not self.done:
-            self.queue.clear()
-        super().on_error(error)
-
-    def on_complete(self) -> None:
-        if self.done:
-            return
-        self.done = True
-        if self.cancelled:
-            self.queue.clear()
-            return
-        self.before_complete()
-        post_complete(self.downstream, self.queue, self.requested, self.is_cancelled)
-
-    def before_complete(self) -> None:
-        """Hook: settle demand accounting before the tail is drained."""
 
 
 @final

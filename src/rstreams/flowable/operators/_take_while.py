@@ -18,11 +18,11 @@ from collections.abc import Callable
 from itertools import takewhile
 from typing import TypeVar, final
 
+from ..._internal.arguments import check_callable
 from ..._spec import Subscriber
 from .._base import BasicSubscriber
 from .._flowable import Flowable
 from .._fused import FusedFlowable
-from ._map_filter import _check_callable
 
 __all__ = ["take_while"]
 
@@ -69,7 +69,7 @@ class _TakeWhileFlowable(Flowable[T]):
 
 
 def take_while(source: Flowable[T], predicate: Callable[[T], object]) -> Flowable[T]:
-    _check_callable("take_while", predicate)
+    check_callable("take_while", predicate)
     fz = source._fused()
     if fz is not None:
         return FusedFlowable(fz.then(lambda it: takewhile(predicate, it), "take_while", ahead=False))

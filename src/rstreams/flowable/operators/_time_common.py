@@ -17,6 +17,7 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
+from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
 from ...schedulers import Scheduler
@@ -72,27 +73,8 @@ def none_refused(method: str) -> NoneElementError:
     return NoneElementError(null_element_message(method))
 
 
-@final
-class _Noop:
-    """A Subscriber that ignores everything (the downstream after cancel: rule 3.13)."""
-
-    __slots__ = ()
-    _rs_no_wrap = True
-
-    def on_subscribe(self, s: Any) -> None:
-        s.cancel()
-
-    def on_next(self, item: Any) -> None:
-        pass
-
-    def on_error(self, error: BaseException) -> None:
-        plugins.on_error(error, "an error after cancel")
-
-    def on_complete(self) -> None:
-        pass
-
-
-NOOP: Final = _Noop()
+#: the downstream after cancel (rule 3.13); the time operators know it by this name
+NOOP: Final = NOOP_SUBSCRIBER
 
 
 def _run_guarded(fn: Callable[[], Any]) -> None:

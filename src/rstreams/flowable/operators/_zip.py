@@ -29,11 +29,11 @@ from typing import Any, Final, TypeVar, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
-from .._base import none_result_error
+from .._base import as_flowable, none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer
-from ._concat import NOOP_SUBSCRIBER, as_flowable
 from ._inner import QueuedInner
 
 __all__ = ["zip_"]
