@@ -349,3 +349,35 @@ def test_groups_with_expiry_on_a_real_scheduler_lose_no_element() -> None:
     )
     ts.assert_complete().assert_no_errors().assert_no_violations()
     assert sum(ts.values) == n
+
+
+@pytest.mark.parametrize("expiry", [{"expire_after_count": 7}, {"expire_after_idle": 0.0002}, {"expire_after": 0.001}])
+def test_groups_consumed_on_other_threads_with_expiry_lose_no_element(expiry: dict[str, Any]) -> None:
+    """Each group is consumed on a scheduler thread (observe_on) while the upstream runs here and
+    timers run on the computation scheduler: every element arrives once, nothing overlaps."""
+    from rstreams import schedulers
+
+    n = 5_000
+    ts = (
+        Flowable.range(0, n)
+        .group_by(lambda x: x % 13, **expiry)
+        .flat_map(lambda g: g.observe_on(schedulers.io()).to_list(), max_concurrency=None)
+        .test()
+        .await_done(20)
+    )
+    ts.assert_complete().assert_no_errors().assert_no_violations()
+    assert sorted(x for lst in ts.values for x in lst) == list(range(n))
+    for lst in ts.values:  # a group's elements in upstream order, all of one key
+        assert lst == sorted(lst) and len({x % 13 for x in lst}) == 1
+
+
+def test_expiry_with_bounded_concurrency_and_folds() -> None:
+    ts = (
+        Flowable.range(0, 3_000)
+        .group_by(lambda x: x % 5, expire_after_count=50)
+        .flat_map(lambda g: g.reduce(lambda a, b: a + b).map(lambda s: (g.key, s)), max_concurrency=5)
+        .test()
+    )
+    ts.assert_complete().assert_no_errors().assert_no_violations()
+    assert len(ts.values) == 60
+    assert sum(s for _, s in ts.values) == sum(range(3_000))
