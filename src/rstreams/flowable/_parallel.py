@@ -109,10 +109,9 @@ class _Dispatcher:
 
     def _subscribe_rail(self, index: int, subscriber: Subscriber[Any]) -> None:
         rail = _Rail(self, index, subscriber)
+        ready = False
         with self._lock:
             if self._rails[index] is not None:
-                from ..errors import ProtocolViolationError
-
                 dup = True
             else:
                 self._rails[index] = rail
@@ -121,6 +120,7 @@ class _Dispatcher:
                 ready = self._subscribed == self._n
         if dup:
             from .._internal.subscriptions import error_empty
+            from ..errors import ProtocolViolationError
 
             error_empty(subscriber, ProtocolViolationError("1.10", f"parallel rail {index} can be subscribed only once"))
             return
@@ -389,7 +389,7 @@ class ParallelFlowable(Generic[T]):
         Example::
 
             (Flowable.range(0, 6).parallel(2).map(lambda x: 1 // (x - 3))
-                .sequential_delay_error().test().await_done(5))  # 5 values, then ZeroDivisionError
+                .sequential_delay_error().test().await_done(5))  # 4 values, then ZeroDivisionError
 
         Backpressure: as :meth:`sequential`.
         Scheduler: none; elements and the final error go out on the rails' threads.
@@ -400,9 +400,12 @@ class ParallelFlowable(Generic[T]):
     def _merge(self, prefetch: int, delay_error: bool) -> Flowable[T]:
         def build() -> Flowable[T]:
             rails = self._rails()
-            return Flowable.from_iterable(rails).flat_map(
+            merged: Flowable[T] = Flowable.from_iterable(rails).flat_map(
                 lambda r: r, max_concurrency=len(rails), prefetch=prefetch, delay_error=delay_error
             )
+            if delay_error:
+                merged = merged.on_error_resume_next(_distinct_errors)
+            return merged
 
         return Flowable.defer(build)
 
@@ -601,6 +604,21 @@ class ParallelFlowable(Generic[T]):
         from .operators._parallel_reduce import to_sorted_list_rails
 
         return to_sorted_list_rails(lambda: [f.to_sorted_list(key, reverse) for f in self._rails()], key, reverse)
+
+
+def _distinct_errors(error: BaseException) -> Flowable[Any]:
+    """The delayed errors of the rails, each error object once: an upstream error reaches every
+    rail, and is one error, not ``n`` (RxJava's composite of delayed errors drops duplicates too)."""
+    if isinstance(error, BaseExceptionGroup):
+        seen: dict[int, BaseException] = {}
+        for e in error.exceptions:
+            seen.setdefault(id(e), e)
+        unique = list(seen.values())
+        if len(unique) == 1:
+            return Flowable.error(unique[0])
+        if len(unique) < len(error.exceptions):
+            return Flowable.error(error.derive(unique))
+    return Flowable.error(error)
 
 
 def _check_callable(op: str, fn: object) -> None:
