@@ -30,6 +30,7 @@ __all__ = [
     "leave",
     "HalfSerializer",
     "ErrorCollector",
+    "pair_errors",
     "TERMINATED",
     "COMPLETED_MASK",
     "REQUESTED_MASK",
@@ -137,16 +138,25 @@ class ErrorCollector:
 
 
 def _group(errs: list[BaseException]) -> BaseException:
-    flat: list[Exception] = []
-    base: list[BaseException] = []
-    for e in errs:
-        if isinstance(e, Exception):
-            flat.append(e)
-        else:
-            base.append(e)
-    if base:
-        return BaseExceptionGroup(f"{len(errs)} errors", errs)
-    return ExceptionGroup(f"{len(errs)} errors", flat)
+    return _exception_group(f"{len(errs)} errors", errs)
+
+
+def _exception_group(message: str, errs: list[BaseException]) -> BaseException:
+    # an ExceptionGroup only holds Exceptions: a KeyboardInterrupt among them needs the base group
+    if all(isinstance(e, Exception) for e in errs):
+        return ExceptionGroup(message, errs)  # type: ignore[type-var]
+    return BaseExceptionGroup(message, errs)
+
+
+def pair_errors(first: BaseException, second: BaseException, message: str) -> BaseException:
+    """Both errors as one group, ``first`` (the stream's error) first: what a signal reports when a
+    user callback raised while it handled ``first`` (RxJava: ``CompositeException(first, second)``).
+
+    Example::
+
+        pair_errors(ValueError("stream"), KeyError("handler"), "on_error_return(): the handler raised")
+    """
+    return _exception_group(message, [first, second])
 
 
 # ---------------------------------------------------------------------------------------------

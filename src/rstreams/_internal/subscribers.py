@@ -26,6 +26,7 @@ from .._spec import MAX_DEMAND, Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError, OnErrorNotImplementedError, ProtocolViolationError
 from . import plugins
 from .atomics import SEQUENTIAL_ATTRIBUTES, AtomicFlag, AtomicInt, AtomicRef
+from .drain import pair_errors
 from .requests import validate_request
 from .subscriptions import (
     CANCELLED,
@@ -272,10 +273,7 @@ def _both(
     raised: BaseException,
     msg: str = "subscribe(): the on_error callback raised while handling an error",
 ) -> BaseException:
-    # RxJava: CompositeException(original, raised); here an exception group of the two
-    if isinstance(original, Exception) and isinstance(raised, Exception):
-        return ExceptionGroup(msg, [original, raised])
-    return BaseExceptionGroup(msg, [original, raised])
+    return pair_errors(original, raised, msg)
 
 
 class LambdaSubscriber(Generic[T]):

@@ -47,6 +47,7 @@ from typing import Any, Final, Generic, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt
+from ..._internal.drain import pair_errors
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, report_double_subscription
 from ..._spec import Subscriber, Subscription, null_element_message
@@ -183,7 +184,7 @@ class _QueueDrainSubscriber(Generic[T]):
                 try:
                     cb(item)
                 except Exception as e:
-                    err = ExceptionGroup(f"{self._name}(): buffer overflow and on_dropped raised", [mbe, e])
+                    err = pair_errors(mbe, e, f"{self._name}(): buffer overflow and on_dropped raised")
             self.on_error(err)
             return False
         dropped: Any = None

@@ -27,6 +27,7 @@ from typing import Any, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicFlag
+from ..._internal.drain import pair_errors
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Subscriber, Subscription
 from .._base import BasicSubscriber, transparent_subscriber
@@ -43,12 +44,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-
-def _group(first: BaseException, second: BaseException) -> BaseException:
-    if isinstance(first, Exception) and isinstance(second, Exception):
-        return ExceptionGroup("do_on_error(): the callback failed while handling an error", [first, second])
-    return BaseExceptionGroup("do_on_error(): the callback failed while handling an error", [first, second])
 
 
 @final
@@ -90,7 +85,7 @@ class _DoOnErrorSubscriber(BasicSubscriber[T, T]):
         try:
             self._fn(error)
         except Exception as e:
-            error = _group(error, e)
+            error = pair_errors(error, e, "do_on_error(): the callback failed while handling an error")
         super().on_error(error)
 
 

@@ -21,7 +21,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.drain import post_complete, post_complete_request
+from ..._internal.drain import pair_errors, post_complete, post_complete_request
 from ..._internal.requests import produced, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER, ArbiterSubscriber
 from ..._spec import Publisher, Subscriber
@@ -35,9 +35,7 @@ T = TypeVar("T")
 
 def _both(op: str, original: BaseException, raised: BaseException) -> BaseException:
     """The original error and the one the user's handler raised, as one ExceptionGroup."""
-    if isinstance(original, Exception) and isinstance(raised, Exception):
-        return ExceptionGroup(f"{op}(): the error handler raised while handling an error", [original, raised])
-    return BaseExceptionGroup(f"{op}(): the error handler raised while handling an error", [original, raised])
+    return pair_errors(original, raised, f"{op}(): the error handler raised while handling an error")
 
 
 class _ValidatingSubscriber(BasicSubscriber[T, T]):
