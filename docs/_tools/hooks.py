@@ -39,8 +39,8 @@ PAGES: dict[str, tuple[str, str]] = {
                      "asked upstream; below the output lane, what the subscriber asked."),
     "boundaries": ("Threads and boundaries", "Moving signals between threads (the diagrams ran with the virtual-time "
                    "scheduler as the boundary's scheduler)."),
-    "multicast": ("Multicast", "One upstream subscription shared by several subscribers (the diagrams show one "
-                  "subscriber)."),
+    "multicast": ("Multicast", "One upstream subscription shared by several subscribers. Each diagram has a "
+                  "second subscriber arriving at t=3, on its own lane below the first."),
     "side-effects": ("Side effects and debugging", "Looking at signals without changing them: callbacks, logging, "
                      "metrics names, checkpoints."),
     "asyncio": ("Asyncio", "Bridges to asyncio: coroutines as stages, ``await`` and ``async for``. These run on an "

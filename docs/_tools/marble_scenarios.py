@@ -259,10 +259,12 @@ add("boundaries", "subscribe_on", lambda c: c.a.subscribe_on(c.scheduler), NUM, 
 add("boundaries", "hide", lambda c: c.a.hide(), NUM, label="hide()")
 
 # ------------------------------------------------------------------------------------------ multicast
-add("multicast", "publish", lambda c: c.a.publish().auto_connect(), NUM, label="publish().auto_connect()")
-add("multicast", "replay", lambda c: c.a.replay(2).auto_connect(), NUM, label="replay(2).auto_connect()")
-add("multicast", "share", lambda c: c.a.share(), NUM, label="share()")
-add("multicast", "cache", lambda c: c.a.cache(), NUM, label="cache()")
+add("multicast", "publish", lambda c: c.a.publish().auto_connect(), NUM, label="publish().auto_connect()",
+    second_at=3)
+add("multicast", "replay", lambda c: c.a.replay(2).auto_connect(), NUM, label="replay(2).auto_connect()",
+    second_at=3)
+add("multicast", "share", lambda c: c.a.share(), NUM, label="share()", second_at=3)
+add("multicast", "cache", lambda c: c.a.cache(), NUM, label="cache()", second_at=3)
 
 # ------------------------------------------------------------------------------- side effects, debugging
 for _name in ("do_on_next", "do_on_error", "do_on_request", "do_on_subscribe"):

@@ -77,6 +77,7 @@ class Scenario:
     cancel_at: float | None = None
     duration: float = 8.0  # the drawn time span (the clock is advanced to it)
     show_requests: bool = False  # draw request(n) annotations (when backpressure is the point)
+    second_at: float | None = None  # a second subscriber subscribes then (multicast), drawn on its own lane
     # the drawn output lane: "values" or "inner" (a Flowable of Flowables: its inner streams are drawn)
 
 
@@ -86,6 +87,7 @@ class Recording:
 
     sources: list[list[tuple[float, str, str]]] = field(default_factory=list)  # (t, kind, text)
     output: list[tuple[float, str, str]] = field(default_factory=list)
+    second: list[tuple[float, str, str]] = field(default_factory=list)  # the second subscriber's, if any
 
 
 class Ctx:
@@ -162,12 +164,14 @@ def _n(n: int) -> str:
 class _Recorder(TestSubscriber[Any]):
     __test__ = False
 
-    def __init__(self, sch: TestScheduler, rec: list[tuple[float, str, str]], initial: int) -> None:
+    def __init__(self, sch: TestScheduler, rec: list[tuple[float, str, str]], initial: int, at: float = 0.0) -> None:
         super().__init__(initial_request=initial)
         self._sch = sch
         self._rec = rec
+        if at:
+            rec.append((at, "subscribe", ""))
         if initial:
-            rec.append((0.0, "request", _n(initial)))
+            rec.append((at, "request", _n(initial)))
 
     def on_next(self, item: Any) -> None:
         self._rec.append((self._sch.now(), "next", show(item)))
@@ -192,10 +196,20 @@ def record(sc: Scenario) -> Recording:
     flowable.subscribe(ts)
     for t, n in sc.requests:
         sch.create_worker().schedule(lambda n=n: (rec.output.append((sch.now(), "request", _n(n))), ts.request(n)), delay=t)
+    second: list[_Recorder] = []
+    if sc.second_at is not None:
+        def subscribe_second() -> None:
+            ts2 = _Recorder(sch, rec.second, MAX_DEMAND, at=sch.now())
+            second.append(ts2)
+            flowable.subscribe(ts2)
+
+        sch.create_worker().schedule(subscribe_second, delay=sc.second_at)
     if sc.cancel_at is not None:
         sch.create_worker().schedule(lambda: (rec.output.append((sch.now(), "cancel", "")), ts.cancel()), delay=sc.cancel_at)
     sch.advance_to(sc.duration)
     ts.assert_no_violations()
+    for ts2 in second:
+        ts2.assert_no_violations()
     return rec
 
 
@@ -238,7 +252,9 @@ def _lane(svg: _Svg, y: float, events: Sequence[tuple[float, str, str]], duratio
     end_x = _X1 + 30
     terminal = [e for e in events if e[1] in ("complete", "error", "cancel")]
     line_end = _X0 + terminal[-1][0] * scale if terminal else end_x  # a resubscribed lane runs to its last end
-    svg.add(f'<line x1="{_X0 - 20}" y1="{_fmt(y)}" x2="{_fmt(max(line_end, _X0 - 10))}" y2="{_fmt(y)}" class="axis"/>')
+    start = [e for e in events if e[1] == "subscribe"]
+    line_start = _X0 + start[0][0] * scale if start else _X0 - 20  # a late subscriber's lane starts then
+    svg.add(f'<line x1="{_fmt(line_start)}" y1="{_fmt(y)}" x2="{_fmt(max(line_end, _X0 - 10))}" y2="{_fmt(y)}" class="axis"/>')
     if not terminal:
         svg.add(f'<path d="M{end_x - 8},{_fmt(y - 6)} L{end_x},{_fmt(y)} L{end_x - 8},{_fmt(y + 6)}" class="arrow"/>')
     if label:
@@ -268,6 +284,8 @@ def _lane(svg: _Svg, y: float, events: Sequence[tuple[float, str, str]], duratio
         elif kind == "cancel":
             cx = max(x, next_free + 6)
             svg.add(f'<text x="{_fmt(cx)}" y="{_fmt(y + 5)}" class="cancel">✂ cancel</text>')
+        elif kind == "subscribe":
+            svg.add(f'<path d="M{_fmt(x)},{_fmt(y - 12)} L{_fmt(x)},{_fmt(y + 12)}" class="sub"/>')
         elif kind == "request" and show_requests:
             ty = y - 22 if requests_above else y + 30
             tx = max(x, req_free + 2)
@@ -282,6 +300,8 @@ def render(sc: Scenario, rec: Recording) -> str:
     n_src = len(rec.sources)
     top = 34 if sc.show_requests else 14
     height = top + n_src * _LANE_H + _BOX_H + 24 + _LANE_H + (26 if sc.show_requests else 0)
+    if sc.second_at is not None:
+        height += _LANE_H
     svg = _Svg()
     svg.add(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_W} {height}" width="{_W}" height="{height}" '
             f'role="img" aria-label="marble diagram of {html.escape(sc.name)}">')
@@ -292,7 +312,7 @@ def render(sc: Scenario, rec: Recording) -> str:
             ".complete{stroke:#333;stroke-width:3}.error{stroke:#c62828;stroke-width:3.5;fill:none}"
             ".box{fill:#eef1fb;stroke:#3f51b5;stroke-width:1.5}.op{font:14px monospace;text-anchor:middle;fill:#1a237e}"
             ".request{font:11px monospace;fill:#6a1b9a}.cancel{font:12px sans-serif;fill:#c62828}"
-            ".lanelabel{font:11px sans-serif;fill:#555}"
+            ".lanelabel{font:11px sans-serif;fill:#555}.sub{stroke:#555;stroke-width:2}"
             "</style>")
     svg.add(f'<rect width="{_W}" height="{height}" fill="#fff"/>')
     y = top + _LANE_H / 2
@@ -305,6 +325,9 @@ def render(sc: Scenario, rec: Recording) -> str:
     svg.add(f'<text x="{_fmt((_X0 + _X1) / 2)}" y="{_fmt(box_y + _BOX_H / 2 + 5)}" class="op">{html.escape(sc.label or sc.name)}</text>')
     out_y = box_y + _BOX_H + 24 + _LANE_H / 2 - 6
     _lane(svg, out_y, rec.output, sc.duration, sc.show_requests, "", requests_above=False)
+    if sc.second_at is not None:
+        _lane(svg, out_y + _LANE_H, rec.second, sc.duration, sc.show_requests,
+              f"a second subscriber, from t={sc.second_at:g}", requests_above=False)
     svg.add("</svg>")
     width = max(_W, int(svg.right) + 16)
     if width != _W:
