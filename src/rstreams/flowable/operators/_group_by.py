@@ -80,6 +80,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from _thread import get_ident
 from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any, Final, Generic, Protocol, TypeVar, cast, final
@@ -205,6 +206,8 @@ class _GroupBySubscriber:
         "_consuming",
         "_release_cb",
         "_replenish_cb",
+        "_credit",
+        "_emit_ident",
         "__weakref__",
     )
 
@@ -240,6 +243,13 @@ class _GroupBySubscriber:
         self._consuming = AtomicInt(0)
         self._release_cb = self.group_released
         self._replenish_cb = self.replenish
+        # fused sources: window returned while a new group is emitted, taken back by the pull loop
+        # right after the emission (no request per new group); _emit_ident: the pull loop's thread
+        # id while it emits a new group, else 0. Race: a group drained on another thread meanwhile
+        # replenishes as usual (its id never equals the emitter's); only the upstream thread writes
+        # _emit_ident and touches _credit
+        self._credit = 0
+        self._emit_ident = 0
         # None: the dict is the upstream thread's alone; with expiry, timers touch it too
         self._dict_lock: threading.Lock | None = None
 
@@ -310,6 +320,10 @@ class _GroupBySubscriber:
                 self._slow_next(key, item, g)
                 if self._done:
                     return True
+                c = self._credit
+                if c:  # consumed while its new group was emitted: the permits come back here
+                    self._credit = 0
+                    permits += c
                 permits -= 1
                 if permits == 0:
                     return False
@@ -404,7 +418,16 @@ class _GroupBySubscriber:
         else:
             self._opened(g)  # expiry: its deadlines and timer; inserted under the lock
         self._emitted_groups += 1
-        self._hs.on_next(GroupedFlowable(key, g))
+        if type(self._upstream) is _PullSubscription:
+            # the pull loop's own window: what is consumed during the emission comes back as
+            # permits of the loop (run_fused), not as a request per new group
+            self._emit_ident = get_ident()
+            try:
+                self._hs.on_next(GroupedFlowable(key, g))
+            finally:
+                self._emit_ident = 0
+        else:
+            self._hs.on_next(GroupedFlowable(key, g))
         if not g._flags & _SUBSCRIBED and g.try_abandon():  # a raised flag is final: plain read first
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             g.replenish = None  # its element is replenished here, not when a late subscriber takes it
@@ -505,6 +528,9 @@ class _GroupBySubscriber:
         the upstream then waits, as RxJava's groupBy does, until a group is requested again.
         """
         if n > 0 and not self._done:
+            if self._emit_ident == get_ident():
+                self._credit += n  # the upstream thread, emitting a new group: taken back after it
+                return
             up = self._upstream
             pull = up if type(up) is _PullSubscription else None
             if pull is not None and not pull.enter(n):
@@ -703,6 +729,10 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
                     continue  # consumed at once: no permit used
                 if self._done:
                     return True
+                c = self._credit
+                if c:
+                    self._credit = 0
+                    permits += c
                 permits -= 1
                 if permits == 0:
                     return False
