@@ -25,6 +25,7 @@ from .atomics import AtomicInt
 __all__ = [
     "MAX_DEMAND",
     "BAD_REQUEST_POISON",
+    "DEFAULT_PREFETCH",
     "add_cap",
     "sub_cap",
     "mul_cap",
@@ -33,7 +34,10 @@ __all__ = [
     "produced",
 ]
 
-_MAX: Final = MAX_DEMAND
+#: How many elements an operator asks of each upstream (or inner source) ahead of its downstream's
+#: demand when the caller gives no ``prefetch``; it refills when about three quarters are used
+#: (RxJava's ``Flowable.bufferSize()``). The facade's signatures show the same number literally.
+DEFAULT_PREFETCH: Final = 128
 #: What a deferred demand total holds after a bad amount was requested before the upstream existed
 #: (rule 3.9): sticky in :func:`add_request`, forwarded as a (bad) request when the upstream arrives.
 BAD_REQUEST_POISON: Final = -1
@@ -46,19 +50,19 @@ def add_cap(a: int, b: int) -> int:
     True
     """
     r = a + b
-    return _MAX if r >= _MAX else r
+    return MAX_DEMAND if r >= MAX_DEMAND else r
 
 
 def mul_cap(a: int, b: int) -> int:
     """``a * b`` capped at ``2**63 - 1`` (for operators such as ``buffer(n)`` that scale demand)."""
     r = a * b
-    return _MAX if r >= _MAX else r
+    return MAX_DEMAND if r >= MAX_DEMAND else r
 
 
 def sub_cap(a: int, b: int) -> int:
     """``a - b`` floored at 0, keeping ``2**63 - 1`` sticky."""
-    if a >= _MAX:
-        return _MAX
+    if a >= MAX_DEMAND:
+        return MAX_DEMAND
     r = a - b
     return r if r > 0 else 0
 
@@ -91,10 +95,10 @@ def add_request(requested: AtomicInt, n: int) -> int:
     """
     with requested._lock:  # one atomic read-modify-write (race: concurrent request calls)
         old = requested._value
-        if old >= _MAX or old < 0:
+        if old >= MAX_DEMAND or old < 0:
             return old
         new = old + n
-        requested._value = _MAX if new >= _MAX else new
+        requested._value = MAX_DEMAND if new >= MAX_DEMAND else new
         return old
 
 
@@ -103,7 +107,7 @@ def take_one(requested: AtomicInt) -> bool:
     was outstanding: the element arrived unrequested, the sender broke rule 1.1."""
     with requested._lock:  # race: take_one on the signalling thread vs request on another
         cur = requested._value
-        if cur >= _MAX:
+        if cur >= MAX_DEMAND:
             return True
         if cur <= 0:
             return False
@@ -119,7 +123,7 @@ def produced(requested: AtomicInt, n: int) -> int:
     """
     with requested._lock:  # race: produced vs concurrent request
         cur = requested._value
-        if cur >= _MAX:
+        if cur >= MAX_DEMAND:
             return cur
         new = cur - n
         if new < 0:

@@ -21,7 +21,7 @@ cancels (rule 3.14) and the processor terminates; late subscribers then receive 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
@@ -35,7 +35,6 @@ __all__ = ["MulticastProcessor"]
 
 T = TypeVar("T")
 
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -296,10 +295,10 @@ class MulticastProcessor(SubscriberSet[T]):
                 pb.popleft().deliver_bad()  # rule 3.9 errors, serial with on_next
             subs = self._subscribers
             if subs:
-                m = _MAX
+                m = MAX_DEMAND
                 for s in subs:
                     r = s.requested._value
-                    if r < _MAX:
+                    if r < MAX_DEMAND:
                         avail = r - s.emitted
                         if avail < m:
                             m = avail

@@ -60,7 +60,6 @@ __all__ = ["on_backpressure_buffer", "on_backpressure_drop", "on_backpressure_la
 
 T = TypeVar("T")
 
-_MAX: Final = MAX_DEMAND
 _ERROR: Final = BackpressureOverflow.ERROR
 _DROP_OLDEST: Final = BackpressureOverflow.DROP_OLDEST
 _DROP_LATEST: Final = BackpressureOverflow.DROP_LATEST
@@ -253,7 +252,7 @@ class _QueueDrainSubscriber(Generic[T]):
                 self._bad_request = err  # rule 3.9: the drain owner signals it, ahead of the queue
                 self._drain()
                 return
-        if add_request(self._requested, n) >= _MAX:
+        if add_request(self._requested, n) >= MAX_DEMAND:
             return  # already unbounded: nothing changes (and the direct mode stays safe)
         self._drain()
 
@@ -340,7 +339,7 @@ class _QueueDrainSubscriber(Generic[T]):
                     r = produced(requested, e)
                 if (
                     upstream_thread
-                    and r >= _MAX
+                    and r >= MAX_DEMAND
                     and not q
                     and not self._done
                     and not self._cancelled
@@ -417,11 +416,11 @@ def on_backpressure_buffer(
     if on_dropped is not None and not callable(on_dropped):
         raise TypeError("on_backpressure_buffer(): on_dropped must be callable or None")
     reject_async_function("on_backpressure_buffer", "on_dropped", on_dropped, generator=True)
-    return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, _MAX, 0, delay_error)
+    return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, MAX_DEMAND, 0, delay_error)
 
 
 def on_backpressure_latest(source: Flowable[T]) -> Flowable[T]:
-    return _QueueDrainFlowable(source, "on_backpressure_latest", 1, _DROP_OLDEST, None, _MAX, 0)
+    return _QueueDrainFlowable(source, "on_backpressure_latest", 1, _DROP_OLDEST, None, MAX_DEMAND, 0)
 
 
 def rebatch_requests(source: Flowable[T], n: int) -> Flowable[T]:
@@ -465,7 +464,7 @@ class _DropSubscriber(Generic[T]):
         d = self._downstream
         if d is not None:
             d.on_subscribe(self)
-        subscription.request(_MAX)
+        subscription.request(MAX_DEMAND)
 
     def on_next(self, item: T) -> None:
         if self._done:

@@ -28,7 +28,6 @@ from ._time_common import NOOP, SerializedOut, missing_backpressure, none_refuse
 
 __all__ = ["OtherSubscriber", "DrivenBase", "check_publisher", "GONE"]
 
-_MAX: Final = MAX_DEMAND
 
 #: the downstream after cancel or termination (rule 3.13): NOOP, typed as a Subscriber
 GONE: Final[Subscriber[Any]] = NOOP  # pyright: ignore[reportAssignmentType]
@@ -55,7 +54,7 @@ class OtherSubscriber:
         if subscription is None:
             raise none_refused("on_subscribe")  # rule 2.13
         if set_once(self._ref, subscription, type(self._parent).__name__):
-            subscription.request(_MAX)
+            subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if item is None:
@@ -139,7 +138,7 @@ class DrivenBase:
         r = self._requested
         if r.get() != 0:
             self._out.emit_next(item)
-            if r.get() < _MAX:
+            if r.get() < MAX_DEMAND:
                 produced(r, 1)
             return True
         self._done = True

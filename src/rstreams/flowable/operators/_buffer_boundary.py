@@ -21,7 +21,7 @@ thread and the completing thread inside those sections only.
 from __future__ import annotations
 
 import threading
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal.requests import MAX_DEMAND
 from ..._spec import Publisher, Subscriber, Subscription
@@ -32,7 +32,6 @@ from ._time_common import none_refused
 __all__ = ["buffer_boundary"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -55,7 +54,7 @@ class _BufferBoundarySubscriber(DrivenBase):
         if not self.set_upstream(subscription):
             return
         self.subscribe_downstream()
-        subscription.request(_MAX)
+        subscription.request(MAX_DEMAND)
         self._boundary.subscribe(self._other)
 
     def on_next(self, item: Any) -> None:

@@ -45,7 +45,6 @@ __all__ = ["buffer_openings"]
 
 T = TypeVar("T")
 O = TypeVar("O")  # noqa: E741
-_MAX: Final = MAX_DEMAND
 _OPENINGS: Final[Any] = object()  # the kind of the openings subscriber (closers carry their index)
 
 
@@ -101,7 +100,7 @@ class _BufferOpeningsSubscriber:
         if not set_once(self._upstream, subscription, "buffer"):
             return
         self._openings.subscribe(self._open_sub)
-        subscription.request(_MAX)
+        subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if item is None:
@@ -258,10 +257,10 @@ class _BufferOpeningsSubscriber:
                 else:
                     r = requested.get()
                     e = 0
-                    while q and (r >= _MAX or e < r) and not self._cancelled:
+                    while q and (r >= MAX_DEMAND or e < r) and not self._cancelled:
                         d.on_next(q.popleft())
                         e += 1
-                    if e and r < _MAX:
+                    if e and r < MAX_DEMAND:
                         produced(requested, e)
                     if done and not q and not self._cancelled:
                         self._terminated = True

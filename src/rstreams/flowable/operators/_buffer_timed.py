@@ -21,7 +21,7 @@ The timer and that serialization are :class:`TimedChunks` (``_timed_chunks.py``,
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal.requests import MAX_DEMAND, produced
 from ..._spec import Subscriber
@@ -33,7 +33,6 @@ from ._timed_chunks import TimedChunks
 __all__ = ["buffer_timed"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -52,7 +51,7 @@ class _BufferTimedSubscriber(TimedChunks):
         r = self._requested
         if r.get() != 0:
             self._out.emit_next(buf)
-            if r.get() < _MAX:
+            if r.get() < MAX_DEMAND:
                 produced(r, 1)
             return
         self.cancel_all()

@@ -22,7 +22,7 @@ from typing import Any, Final, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector, HalfSerializer
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import DeferredSubscription, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import BasicSubscriber, none_result_error
@@ -30,7 +30,6 @@ from .._flowable import Flowable
 
 __all__ = ["combine_latest", "with_latest_from"]
 
-_MAX: Final = MAX_DEMAND
 _NONE: Final = object()
 
 
@@ -199,7 +198,7 @@ class _CombineMain:
                 if self._cancelled:
                     q.clear()
                     return
-            if e and r < _MAX:
+            if e and r < MAX_DEMAND:
                 produced(self._requested, e)
             if self._done and not q:
                 self._terminate(d)
@@ -250,7 +249,7 @@ def _split_sources(name: str, args: tuple[Any, ...]) -> tuple[tuple[Publisher[An
     return tuple(items), fn
 
 
-def combine_latest(*args: Any, prefetch: int = 128) -> Flowable[Any]:
+def combine_latest(*args: Any, prefetch: int = DEFAULT_PREFETCH) -> Flowable[Any]:
     sources, fn = _split_sources("combine_latest", args)
     if not isinstance(prefetch, int) or prefetch <= 0:
         raise ValueError(f"combine_latest(): prefetch must be a positive int, got {prefetch!r}")
@@ -271,7 +270,7 @@ class _OtherSubscriber:
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if set_once(self._upstream, subscription, "with_latest_from"):  # rule 2.5; cancelled if cancelled
-            subscription.request(_MAX)
+            subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         p = self._parent

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from ..._internal.arguments import positive_int
+from ..._internal.requests import DEFAULT_PREFETCH
 from ..._spec import Publisher
 from .._base import as_flowable
 from .._flowable import Flowable
@@ -26,7 +27,7 @@ def _identity(source: Flowable[T]) -> Flowable[T]:
 
 
 
-def concat_eager(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128) -> Flowable[T]:
+def concat_eager(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH) -> Flowable[T]:
     if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
         sources = tuple(sources[0])  # type: ignore[arg-type]  # concat_eager([a, b]): RxJava's concatEager(Iterable)
     flows: tuple[Flowable[Any], ...] = tuple(as_flowable("concat_eager", s) for s in sources)

@@ -55,7 +55,6 @@ __all__ = ["concat_map"]
 T = TypeVar("T")
 R = TypeVar("R")
 
-_MAX: Final = MAX_DEMAND
 
 
 class _Completed(Exception):
@@ -355,7 +354,7 @@ class _ConcatMapSubscriber:
                             self._hs_leave()
                         return
                     if type(p) is JustFlowable and len(p.items) == 1:  # scalar shortcut
-                        if inner._requested >= _MAX:  # unbounded: emit directly
+                        if inner._requested >= MAX_DEMAND:  # unbounded: emit directly
                             if not holding:
                                 if not self._hs_enter():
                                     queue.clear()

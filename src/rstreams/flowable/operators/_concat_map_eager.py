@@ -12,12 +12,12 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import ErrorCollector
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
@@ -29,7 +29,6 @@ __all__ = ["concat_map_eager"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -189,7 +188,7 @@ class _EagerMain:
                     finished += 1
                     continue
                 break
-            if e and r < _MAX:
+            if e and r < MAX_DEMAND:
                 produced(requested, e)
             if finished and not self._done:
                 self._upstream.request(finished)
@@ -223,7 +222,7 @@ class _ConcatMapEagerFlowable(Flowable[R]):
 
 
 def concat_map_eager(
-    source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = 128
+    source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = DEFAULT_PREFETCH
 ) -> Flowable[R]:
     if not callable(mapper):
         raise TypeError("concat_map_eager(): mapper must be callable (element -> Publisher)")

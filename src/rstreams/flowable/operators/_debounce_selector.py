@@ -34,7 +34,6 @@ from ._time_common import none_refused
 __all__ = ["debounce_selector"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -71,7 +70,7 @@ class _DebounceSelectorSubscriber(DrivenBase):
         if not self.set_upstream(subscription):
             return
         self.subscribe_downstream()
-        subscription.request(_MAX)
+        subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if item is None:

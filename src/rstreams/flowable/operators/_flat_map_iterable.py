@@ -6,7 +6,7 @@ Python call added per *upstream* element is the check that the mapper returned a
 ``None`` or a non-iterable signals a TypeError naming ``flat_map_iterable``). ``None`` elements inside
 the inner iterables are caught by the fused driver (the stage is marked ``produces=True``).
 
-Unfused: upstream elements are prefetched (``_PREFETCH``, replenished in batches of
+Unfused: upstream elements are prefetched (``DEFAULT_PREFETCH``, replenished in batches of
 ``limit = prefetch - prefetch // 4``) into a single-producer/single-consumer queue, and a wip
 queue-drain walks the current inner iterator under downstream demand. Races the drain solves:
 request (downstream thread) vs on_next/on_complete (upstream thread) vs cancel; whoever moves
@@ -28,7 +28,7 @@ from typing import Any, Final, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from .._base import none_result_error
@@ -40,7 +40,6 @@ __all__ = ["flat_map_iterable"]
 T = TypeVar("T")
 R = TypeVar("R")
 
-_PREFETCH: Final = 128
 _END: Final = object()
 _BATCH: Final = 1024  # elements per batch handed to a batch consumer
 
@@ -94,7 +93,7 @@ class _FlattenSubscriber:
         self._bad: BaseException | None = None  # a rule 3.9 request error, delivered by the drain
         self._current: Iterator[Any] | None = None  # only touched by the drain owner
         self._consumed = 0  # only touched by the drain owner
-        self._limit = _PREFETCH - _PREFETCH // 4
+        self._limit = DEFAULT_PREFETCH - DEFAULT_PREFETCH // 4
         self._batch: Callable[[list[Any]], None] | None = batch_sink(downstream)
 
     # Subscriber side (upstream thread) --------------------------------------------------------
@@ -111,7 +110,7 @@ class _FlattenSubscriber:
         if d is not None:
             d.on_subscribe(self)
         if not self._cancelled:
-            subscription.request(_PREFETCH)
+            subscription.request(DEFAULT_PREFETCH)
 
     def on_next(self, item: Any) -> None:
         if self._done:

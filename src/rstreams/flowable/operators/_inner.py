@@ -10,7 +10,7 @@ drain. ``cancel`` detaches it from the parent (rule 3.13) and cancels the inner 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicRef
@@ -18,8 +18,6 @@ from ..._internal.requests import MAX_DEMAND
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription
 from ...errors import MissingBackpressureError
-
-_MAX: Final = MAX_DEMAND
 
 __all__ = ["PrefetchInner", "InnerParent", "QueuedInner", "QueueParent", "overflow_error"]
 
@@ -168,7 +166,7 @@ class QueuedInner:
 
     def replenish(self, n: int) -> None:
         """Called by the drain after it consumed ``n`` more elements of this inner."""
-        if self._prefetch >= _MAX:
+        if self._prefetch >= MAX_DEMAND:
             return
         c = self.consumed + n
         limit = self._limit

@@ -24,12 +24,12 @@ queue-drain (seed 004):
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Publisher, Subscriber
 from .._base import as_flowable
@@ -42,7 +42,6 @@ __all__ = ["merge"]
 
 T = TypeVar("T")
 
-_MAX: Final = MAX_DEMAND
 
 
 class _MergeSubscription:
@@ -180,7 +179,7 @@ class _MergeSubscription:
                 if finished:
                     self._inners = [x for x in inners if not (x.done and not x.queue)]
                     again = True
-            if e and r < _MAX:
+            if e and r < MAX_DEMAND:
                 produced(requested, e)
             if self._cancelled:
                 self._cleanup()
@@ -262,12 +261,12 @@ class _MergeFlowable(Flowable[T]):
 
 
 def merge(
-    *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
+    *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False
 ) -> Flowable[T]:
     if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
         sources = tuple(sources[0])  # type: ignore[arg-type]  # merge([a, b]) as RxJava's merge(Iterable)
     flows = tuple(as_flowable("merge", s) for s in sources)
-    mc = _MAX if max_concurrency is None else positive_int("merge", "max_concurrency", max_concurrency)
+    mc = MAX_DEMAND if max_concurrency is None else positive_int("merge", "max_concurrency", max_concurrency)
     pf = positive_int("merge", "prefetch", prefetch)
     if not isinstance(delay_error, bool):
         raise TypeError(f"merge(): delay_error must be a bool, got {type(delay_error).__name__}")
@@ -283,7 +282,7 @@ def merge(
         from ..sources._basic import from_iterable
         from ._flat_map import flat_map
 
-        return flat_map(from_iterable(flows), _identity, None if mc == _MAX else mc, pf, True)
+        return flat_map(from_iterable(flows), _identity, None if mc == MAX_DEMAND else mc, pf, True)
     return _MergeFlowable(flows, mc, pf)
 
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any, Final, Generic, TypeVar, final
+from typing import Any, Generic, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
@@ -32,7 +32,6 @@ from ._inner import overflow_error
 __all__ = ["observe_on"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -187,7 +186,7 @@ class _ObserveOnSubscriber(Generic[T]):
                 # One pass over the entries queued now (bounded: a fast producer cannot keep the
                 # pass going). Entries are elements, or _Chunk wrappers of whole batches that are
                 # handed on without being split into elements unless demand ends inside one.
-                unbounded = r >= _MAX
+                unbounded = r >= MAX_DEMAND
                 pop = q.popleft
                 on_batch = batch_sink(d)
                 on_next = d.on_next
@@ -285,7 +284,7 @@ class _ObserveOnFlowable(Flowable[T]):
         self._source.subscribe(_ObserveOnSubscriber(subscriber, worker, self._prefetch, self._delay_error))
 
 
-def observe_on(source: Flowable[T], scheduler: Scheduler, prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
+def observe_on(source: Flowable[T], scheduler: Scheduler, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[T]:
     if not isinstance(scheduler, Scheduler):
         raise TypeError(f"observe_on(): expected a Scheduler, got {type(scheduler).__name__}")
     if not isinstance(prefetch, int) or prefetch <= 0:

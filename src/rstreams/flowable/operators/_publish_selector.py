@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, final
 
+from ..._internal.requests import DEFAULT_PREFETCH
 from ..._internal.subscriptions import error_empty
 from ..._spec import Publisher, Subscriber
 from .._base import BasicSubscriber, none_result_error
@@ -103,7 +104,7 @@ class _PublishSelectorFlowable(Flowable[R]):
 
 
 def publish_selector(
-    source: Flowable[T], selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int = 128
+    source: Flowable[T], selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int = DEFAULT_PREFETCH
 ) -> Flowable[R]:
     if not callable(selector):
         raise TypeError(f"publish(): selector must be callable, got {type(selector).__name__}")

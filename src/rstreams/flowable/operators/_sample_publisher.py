@@ -17,7 +17,7 @@ Races and guards: the latest element lives in a ``deque(maxlen=1)`` (``append`` 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal.requests import MAX_DEMAND
 from ..._spec import Publisher, Subscriber, Subscription
@@ -28,7 +28,6 @@ from ._time_common import none_refused
 __all__ = ["sample_publisher"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -53,7 +52,7 @@ class _SamplePublisherSubscriber(DrivenBase):
         # the sampler first, then the source (RxJava's order: a synchronous source meets a live
         # sampler; a sampler that completes at once cancels the source before it is requested)
         self._sampler.subscribe(self._other)
-        subscription.request(_MAX)
+        subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if item is None:

@@ -25,6 +25,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.requests import DEFAULT_PREFETCH
 from ..._spec import Subscriber
 from .._base import as_flowable
 from .._flowable import Flowable
@@ -169,7 +170,7 @@ class _SequenceEqualFlowable(Flowable[bool]):
 
 
 def sequence_equal(
-    a: object, b: object, equal: Callable[[Any, Any], object] | None = None, prefetch: int = 128
+    a: object, b: object, equal: Callable[[Any, Any], object] | None = None, prefetch: int = DEFAULT_PREFETCH
 ) -> Flowable[bool]:
     fa = as_flowable("sequence_equal", a)
     fb = as_flowable("sequence_equal", b)

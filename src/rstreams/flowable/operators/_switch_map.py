@@ -10,12 +10,12 @@ carries over to the next inner; each inner is prefetched with ``prefetch`` (repl
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
@@ -27,7 +27,6 @@ __all__ = ["switch_map"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -60,7 +59,7 @@ class _SwitchMapMain:
         if d is not None:
             d.on_subscribe(self)
         if not self._cancelled:
-            subscription.request(_MAX)
+            subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if self._done or self._cancelled:
@@ -186,7 +185,7 @@ class _SwitchMapMain:
                     d.on_next(q.popleft())
                     e += 1
                 if e:
-                    if r < _MAX:
+                    if r < MAX_DEMAND:
                         produced(requested, e)
                     if not inner.done:
                         inner.consumed(e)
@@ -220,7 +219,7 @@ class _SwitchMapFlowable(Flowable[R]):
         self._source.subscribe(_SwitchMapMain(subscriber, self._mapper, self._prefetch, self._delay_error))
 
 
-def switch_map(source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int = 128, delay_error: bool = False) -> Flowable[R]:
+def switch_map(source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[R]:
     if not callable(mapper):
         raise TypeError("switch_map(): mapper must be callable (element -> Publisher)")
     if not isinstance(prefetch, int) or prefetch <= 0:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from ..._internal.requests import DEFAULT_PREFETCH
 from ..._spec import Publisher
 from .._base import as_flowable
 from .._flowable import Flowable
@@ -24,7 +25,7 @@ def _identity(source: Any) -> Any:
     return source
 
 
-def switch_on_next(sources: Publisher[Flowable[T]] | Publisher[Publisher[T]], prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
+def switch_on_next(sources: Publisher[Flowable[T]] | Publisher[Publisher[T]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[T]:
     outer = as_flowable("switch_on_next", sources)
     if not isinstance(prefetch, int) or isinstance(prefetch, bool) or prefetch <= 0:
         raise ValueError(f"switch_on_next(): prefetch must be a positive int, got {prefetch!r}")

@@ -21,7 +21,7 @@ says how a chunk is closed and the next one started (``_rotate``) and how the la
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
@@ -33,7 +33,6 @@ from ._time_common import NOOP, SerializedOut, missing_backpressure, none_refuse
 
 __all__ = ["TimedBase", "TimedChunks"]
 
-_MAX: Final = MAX_DEMAND
 
 
 class TimedBase:
@@ -154,7 +153,7 @@ class TimedChunks(TimedBase):
         self._begin()
         if not self._done:
             self._start_timer()
-            subscription.request(_MAX)
+            subscription.request(MAX_DEMAND)
 
     def _start_timer(self) -> None:
         g = self._gen

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
@@ -56,7 +56,6 @@ from ._unicast_group import UnicastGroup
 __all__ = ["window", "window_timed", "UnicastWindow"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 class UnicastWindow(Flowable[T]):
@@ -269,14 +268,14 @@ class _WindowSubscriber:
                     out.clear()
                 r = requested.get()
                 e = 0
-                while out and (r >= _MAX or e < r):
+                while out and (r >= MAX_DEMAND or e < r):
                     w = out.popleft()
                     d.on_next(w)
                     e += 1
                     ws = w._state
                     if ws.try_abandon():
                         ws.release()  # nobody subscribed: it does not keep the upstream alive
-                if e and r < _MAX:
+                if e and r < MAX_DEMAND:
                     produced(requested, e)
                 if done and not out:
                     self._terminated = True
@@ -358,7 +357,7 @@ class _WindowTimedSubscriber(TimedChunks):
         self._out.emit_next(w)
         if ws.try_abandon():
             ws.release()  # nobody subscribed during on_next: it does not keep the upstream alive
-        if r.get() < _MAX:
+        if r.get() < MAX_DEMAND:
             produced(r, 1)
 
     def _close_window(self) -> None:

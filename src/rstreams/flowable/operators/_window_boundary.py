@@ -23,7 +23,7 @@ RxJava); the upstream is cancelled when nothing live is left (race: main cancel 
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag
@@ -39,7 +39,6 @@ from ._window import UnicastWindow, _LiveCount
 __all__ = ["window_boundary"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -76,7 +75,7 @@ class _WindowBoundarySubscriber(DrivenBase):
         self._out.emit_next(w)
         if ws.try_abandon():
             ws.release()  # nobody subscribed during on_next: it does not keep the upstream alive
-        if r.get() < _MAX:
+        if r.get() < MAX_DEMAND:
             produced(r, 1)
 
     def _rotate(self) -> None:
@@ -138,7 +137,7 @@ class _WindowBoundarySubscriber(DrivenBase):
     # -- source ----------------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
         if self.set_upstream(subscription):
-            subscription.request(_MAX)
+            subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         if item is None:

@@ -48,7 +48,7 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from .._flowable import Flowable
@@ -60,7 +60,6 @@ from ._window import UnicastWindow, _LiveCount
 __all__ = ["window_until", "window_while"]
 
 T = TypeVar("T")
-_MAX: Final = MAX_DEMAND
 
 _UNTIL: Final = 0
 _CUT_BEFORE: Final = 1
@@ -126,7 +125,7 @@ class _WindowPredicateSubscriber:
     # -- credits ---------------------------------------------------------------------------------
     def consumed(self, n: int) -> None:
         """``n`` elements left the windows (delivered, dropped, or abandoned): replenish in batches."""
-        if n <= 0 or self._prefetch >= _MAX:
+        if n <= 0 or self._prefetch >= MAX_DEMAND:
             return
         c = self._credit
         if c.add_and_get(n) >= self._limit:
@@ -309,7 +308,7 @@ class _WindowPredicateSubscriber:
                     out.clear()
                 r = requested.get()
                 e = 0
-                while out and (r >= _MAX or e < r):
+                while out and (r >= MAX_DEMAND or e < r):
                     w = out.popleft()
                     d.on_next(w)
                     e += 1
@@ -320,7 +319,7 @@ class _WindowPredicateSubscriber:
                         q = ws.q
                         self.consumed(len(q) if q else 0)
                         ws.release()
-                if e and r < _MAX:
+                if e and r < MAX_DEMAND:
                     produced(requested, e)
                 if done and not out:
                     self._terminated = True
@@ -356,11 +355,11 @@ class _WindowPredicateFlowable(Flowable[Any]):
 def _check(op: str, predicate: object, prefetch: object) -> int:
     if not callable(predicate):
         raise TypeError(f"{op}(): predicate must be callable, got {type(predicate).__name__}")
-    return min(check_count(op, prefetch, "prefetch"), _MAX)
+    return min(check_count(op, prefetch, "prefetch"), MAX_DEMAND)
 
 
 def window_until(
-    source: Flowable[T], predicate: Callable[[T], object], cut_before: bool = False, prefetch: int = 128
+    source: Flowable[T], predicate: Callable[[T], object], cut_before: bool = False, prefetch: int = DEFAULT_PREFETCH
 ) -> Flowable[Flowable[T]]:
     p = _check("window_until", predicate, prefetch)
     if not isinstance(cut_before, bool):
@@ -369,6 +368,6 @@ def window_until(
     return _WindowPredicateFlowable(source, predicate, mode, p, "window_until")
 
 
-def window_while(source: Flowable[T], predicate: Callable[[T], object], prefetch: int = 128) -> Flowable[Flowable[T]]:
+def window_while(source: Flowable[T], predicate: Callable[[T], object], prefetch: int = DEFAULT_PREFETCH) -> Flowable[Flowable[T]]:
     p = _check("window_while", predicate, prefetch)
     return _WindowPredicateFlowable(source, predicate, _WHILE, p, "window_while")

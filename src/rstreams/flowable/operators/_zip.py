@@ -24,11 +24,11 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Iterator
 from itertools import starmap
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
 from .._base import as_flowable, none_result_error
@@ -40,7 +40,6 @@ __all__ = ["zip_"]
 
 T = TypeVar("T")
 
-_MAX: Final = MAX_DEMAND
 
 
 @final
@@ -161,7 +160,7 @@ class _ZipCoordinator:
                 e += 1
                 for inner in inners:
                     inner.replenish(1)
-            if e and r < _MAX:
+            if e and r < MAX_DEMAND:
                 produced(requested, e)
             missed = self._wip.add_and_get(-missed)
             if missed == 0:
@@ -214,7 +213,7 @@ def _zip_fusion(fusions: list[Fusion[Any]], zipper: Callable[..., Any] | None) -
     return root.then(lambda it: starmap(zf, it), "zip", sizer, produces=True)
 
 
-def zip_(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
+def zip_(*sources: Any, prefetch: int = DEFAULT_PREFETCH) -> Flowable[Any]:
     zipper: Callable[..., Any] | None = None
     srcs = list(sources)
     if srcs and not callable(getattr(srcs[-1], "subscribe", None)) and callable(srcs[-1]):
