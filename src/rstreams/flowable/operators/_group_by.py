@@ -83,7 +83,7 @@ import threading
 from _thread import get_ident
 from collections import deque
 from collections.abc import Callable, Hashable
-from typing import Any, Final, Generic, Protocol, TypeVar, cast, final
+from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
@@ -185,6 +185,7 @@ class _MainOut:
 
 class _GroupBySubscriber:
     _rs_no_wrap = True
+    _expiring: ClassVar[bool] = False  # groups expire (_ExpiringGroupBySubscriber)
     __slots__ = (
         "_dict_lock",
         "_out",
@@ -411,12 +412,12 @@ class _GroupBySubscriber:
         g = _GroupState(key, self)
         self._live.increment_and_get()
         g.q = deque((v,))  # the producer's first append (UnicastGroup.push)
-        lock = self._dict_lock
-        if lock is None:
+        expiring = self._expiring
+        if expiring:
+            self._opened(g)  # expiry: its count, deadlines and timer; inserted (under the lock if timed)
+        else:
             self._groups[key] = g
             self._open += 1
-        else:
-            self._opened(g)  # expiry: its deadlines and timer; inserted under the lock
         self._emitted_groups += 1
         if type(self._upstream) is _PullSubscription:
             # the pull loop's own window: what is consumed during the emission comes back as
@@ -435,7 +436,7 @@ class _GroupBySubscriber:
                 g.release()  # cancels the upstream if the main was cancelled meanwhile
                 g.on_complete()
             self.replenish(1)
-        elif lock is not None and g.seen == self._count_limit():
+        elif expiring and g.seen == self._count_limit():
             if self._evict(g):
                 self._expire(g)  # expire_after_count=1: the group is its first element
         elif g.q:
@@ -597,9 +598,12 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
     two threads comes first. The fast path claims the group's ``wip`` under the lock instead of
     only reading it (a timer completing the group meanwhile is drained by :meth:`UnicastGroup.leave`
     after the element, never beside it: rule 1.3). The lock is never held while calling out.
+    With ``expire_after_count`` alone there is no timer and no lock: everything happens on the
+    upstream thread, as in group_by without expiry.
     """
 
     __slots__ = ("_max_count", "_age", "_idle", "_timed", "_scheduler", "_worker", "_now", "_on_timer_cb")
+    _expiring = True
 
     def __init__(
         self,
@@ -614,11 +618,14 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         scheduler: Scheduler | None,
     ) -> None:
         super().__init__(downstream, key_fn, value_fn, buffer_size, error_on_slow)
-        self._dict_lock = threading.Lock()  # see the class docstring
         self._max_count = max_count
         self._age = age
         self._idle = idle
         self._timed = age is not None or idle is not None
+        # only timers touch the dict from another thread: expire_after_count alone runs lock-free
+        # on the upstream thread, as group_by without expiry does
+        if self._timed:
+            self._dict_lock = threading.Lock()  # see the class docstring
         self._scheduler = scheduler
         self._worker: Worker | None = None
         self._now: Callable[[], float] = _zero if scheduler is None else scheduler.now
@@ -646,7 +653,12 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         due = g.age_due if idle is None else min(g.age_due, now + idle)
         g.due = due
         g.timer = None
-        with self._dict_lock:  # type: ignore[union-attr]  # set in __init__
+        lock = self._dict_lock
+        if lock is None:  # no timers: the upstream thread's alone
+            self._groups[g.key] = g
+            self._open += 1
+            return
+        with lock:
             self._groups[g.key] = g
             self._open += 1
         w = self._worker
@@ -748,7 +760,9 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
 
     def _next(self, key: Any, item: Any) -> bool:
         """Route one element (upstream thread); True when it went out on the fast path."""
-        now = self._now() if self._timed else 0.0
+        if not self._timed:
+            return self._next_counted(key, item)
+        now = self._now()
         stale: _GroupState | None = None
         last = False
         fast: Subscriber[Any] | None = None
@@ -800,6 +814,40 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
             self._expire(g)
         return False
 
+
+    def _next_counted(self, key: Any, item: Any) -> bool:
+        """``expire_after_count`` alone: no timer, so the dict and the fast path are the upstream
+        thread's alone, as without expiry (no lock, no claim of the group's drain)."""
+        groups = self._groups
+        g = groups.get(key)
+        if g is not None and g.cancelled:
+            del groups[key]  # evicted: cancelled by its subscriber
+            self._open -= 1
+            g = None
+        if g is None:
+            self._new_group(key, item)
+            return False
+        seen = g.seen + 1
+        g.seen = seen
+        last = seen == self._max_count
+        if last:
+            del groups[key]  # the group's last element: the next one opens a new group
+            self._open -= 1
+        fast = g.fast
+        if fast is not None and g.wip == 0:
+            fast.on_next(item)  # the fast path of group_by without expiry (see the module docstring)
+            if last:
+                self._expire(g)
+            return True
+        g.push(item)
+        g.drain()
+        if g.q:
+            self._parked(g)
+        else:
+            g.trim()
+        if last:
+            self._expire(g)
+        return False
 
 def _zero() -> float:
     return 0.0
