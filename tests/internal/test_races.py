@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -41,7 +41,6 @@ from rstreams._internal import requests as requests_mod
 from rstreams._internal import subscriptions as subs_mod
 from rstreams._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from rstreams._internal.drain import ErrorCollector, HalfSerializer
-from rstreams._internal.queues import MpscQueue, SpscQueue
 from rstreams._internal.subscriptions import CANCELLED, SubscriptionArbiter
 
 from ._helpers import RecordingSubscriber, RecordingSubscription
@@ -620,10 +619,11 @@ def broken_leave(wip: Any, missed: int) -> int:
 
 
 def check_queue_drain(seed: int) -> str | None:
-    """Producers offer to an MPSC queue and call a drain guarded by enter/leave: every item delivered
-    exactly once, in each producer's order, and never two drainers at once."""
+    """Producers append to a deque (as the operators' queues do) and call a drain guarded by
+    enter/leave: every item delivered exactly once, in each producer's order, and never two
+    drainers at once."""
     rng = random.Random(seed)
-    q: MpscQueue[tuple[int, int]] = MpscQueue()
+    q: deque[tuple[int, int]] = deque()
     wip = AtomicInt()
     inside = AtomicInt()
     overlaps = AtomicInt()
@@ -639,7 +639,7 @@ def check_queue_drain(seed: int) -> str | None:
             if inside.increment_and_get() != 1:
                 overlaps.increment_and_get()
             while True:
-                batch = q.poll_many(3)
+                batch = [q.popleft() for _ in range(min(3, len(q)))]
                 if not batch:
                     break
                 delivered.extend(batch)
@@ -653,15 +653,15 @@ def check_queue_drain(seed: int) -> str | None:
         i = 0
         for size in plans[p]:
             if size == 1:
-                q.offer((p, i))
+                q.append((p, i))
             else:
-                q.offer_many([(p, i + j) for j in range(size)])
+                q.extend([(p, i + j) for j in range(size)])
             i += size
             drain()
 
     try:
         run_together(*[lambda p=p: producer(p) for p in range(n_producers)])
-    except IndexError as e:  # two drainers polled the single-consumer queue at once
+    except IndexError as e:  # two drainers popped the single-consumer queue at once
         return f"concurrent drain passes broke the queue: {e!r}"
     if overlaps.get():
         return f"{overlaps.get()} overlapping drain passes"
@@ -682,119 +682,6 @@ def test_race_detector_fails_without_atomic_wip_queue_drain(monkeypatch: pytest.
     monkeypatch.setattr(drain_mod, "enter", broken_enter)
     monkeypatch.setattr(drain_mod, "leave", broken_leave)
     assert_detects(check_queue_drain)
-
-
-# ------------------------------------------------------------------------------------------------
-# queues
-
-
-def check_mpsc_batches(seed: int) -> str | None:
-    """Producers offer_many generator batches while a consumer poll_many's: each batch stays contiguous."""
-    rng = random.Random(seed)
-    q: MpscQueue[tuple[int, int, int]] = MpscQueue()
-    n_producers = rng.randint(2, 3)
-    plans = [[rng.randint(2, 8) for _ in range(rng.randint(5, 15))] for _ in range(n_producers)]
-    total = sum(map(sum, plans))
-    out: list[tuple[int, int, int]] = []
-
-    def producer(p: int) -> None:
-        for b, size in enumerate(plans[p]):
-            assert q.offer_many((p, b, i) for i in range(size)) == size
-
-    poll_sizes = [rng.randint(1, 7) for _ in range(16)]
-
-    def consumer() -> None:
-        deadline = time.perf_counter() + 2
-        k = 0
-        while len(out) < total and time.perf_counter() < deadline:
-            out.extend(q.poll_many(poll_sizes[k % 16]))
-            k += 1
-
-    run_together(consumer, *[lambda p=p: producer(p) for p in range(n_producers)])
-    if len(out) != total:
-        return f"consumer got {len(out)} of {total}"
-    pos = 0
-    while pos < len(out):
-        p, b, i = out[pos]
-        size = plans[p][b]
-        if out[pos : pos + size] != [(p, b, j) for j in range(size)]:
-            return f"batch {(p, b)} is not contiguous at position {pos}"
-        pos += size
-    return None
-
-
-def test_race_mpsc_batches_stay_contiguous() -> None:
-    assert_race_free(check_mpsc_batches, 60)
-
-
-def lockless_offer_many(self: Any, items: Any) -> int:
-    """MpscQueue.offer_many without its lock, appending item by item (an extend that can interleave)."""
-    n = 0
-    for x in items:
-        self._q.append(x)
-        n += 1
-        _yield()
-    return n
-
-
-def test_race_detector_fails_without_lock_mpsc_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(MpscQueue, "offer_many", lockless_offer_many)
-    assert_detects(check_mpsc_batches)
-
-
-class _BrokenMpscQueue(MpscQueue[T]):
-    """MpscQueue with its guard removed: the capacity check and the append without the lock, a
-    thread yield between them (as the other broken versions; without the yield the window is a few
-    bytecodes wide, and a fast CPU may not hit it within the detector's budget)."""
-
-    __slots__ = ()
-
-    def offer(self, item: T) -> bool:
-        if len(self._q) >= self.capacity:  # type: ignore[operator]
-            return False
-        _yield()
-        self._q.append(item)
-        return True
-
-    def offer_many(self, items: Iterable[T]) -> int:
-        if len(self._q) >= self.capacity:  # type: ignore[operator]
-            return 0
-        _yield()
-        return SpscQueue.offer_many(self, items)
-
-
-def check_mpsc_capacity(seed: int) -> str | None:
-    """Producers race offer/offer_many into a bounded MPSC queue: never above capacity, counts exact."""
-    rng = random.Random(seed)
-    capacity = rng.randint(5, 40)
-    broken = getattr(check_mpsc_capacity, "broken", False)
-    q: MpscQueue[int] = _BrokenMpscQueue(capacity=capacity) if broken else MpscQueue(capacity=capacity)
-    n_producers = rng.randint(2, 4)
-    accepted = [0] * n_producers
-    sizes = [[rng.randint(1, 5) for _ in range(20)] for _ in range(n_producers)]
-
-    def producer(p: int) -> None:
-        for size in sizes[p]:
-            if size == 1:
-                accepted[p] += q.offer(p)
-            else:
-                accepted[p] += q.offer_many(p for _ in range(size))
-
-    run_together(*[lambda p=p: producer(p) for p in range(n_producers)])
-    if len(q) > capacity:
-        return f"queue holds {len(q)} > capacity {capacity}"
-    if sum(accepted) != len(q):
-        return f"producers were told {sum(accepted)} were accepted, queue holds {len(q)}"
-    return None
-
-
-def test_race_mpsc_capacity_bound() -> None:
-    assert_race_free(check_mpsc_capacity, 100)
-
-
-def test_race_detector_fails_without_lock_mpsc_capacity(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(check_mpsc_capacity, "broken", True, raising=False)
-    assert_detects(check_mpsc_capacity)
 
 
 # ------------------------------------------------------------------------------------------------

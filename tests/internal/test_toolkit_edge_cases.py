@@ -16,7 +16,6 @@ import pytest
 from rstreams import plugins
 from rstreams._internal.atomics import AtomicInt
 from rstreams._internal.drain import ErrorCollector, HalfSerializer
-from rstreams._internal.queues import MpscQueue, SpscQueue
 from rstreams._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from rstreams.errors import (
     BadRequestError,
@@ -101,38 +100,6 @@ def test_validate_request_refuses_with_rule_3_9(n: object) -> None:
     assert "3.9" in str(err)
 
 
-def test_spsc_queue_order_and_capacity() -> None:
-    q: SpscQueue[int] = SpscQueue(capacity=3)
-    assert q.offer(1)
-    assert q.offer_many([2, 3, 4]) == 2
-    assert not q.offer(5)
-    assert q.poll() == 1
-    assert q.poll_many(10) == [2, 3]
-    assert q.poll() is None
-
-
-def test_mpsc_queue_keeps_each_batch_contiguous() -> None:
-    q: MpscQueue[tuple[int, int]] = MpscQueue()
-    barrier = threading.Barrier(4)
-
-    def producer(k: int) -> None:
-        barrier.wait(WAIT)
-        for b in range(50):
-            q.offer_many((k, b * 10 + i) for i in range(10))
-
-    threads = [threading.Thread(target=producer, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(WAIT)
-    items = q.poll_many(10_000)
-    assert len(items) == 4 * 50 * 10
-    for i in range(0, len(items), 10):
-        batch = items[i : i + 10]
-        assert len({k for k, _ in batch}) == 1
-        assert [v for _, v in batch] == list(range(batch[0][1], batch[0][1] + 10))
-
-
 def test_error_collector_terminates_once_and_late_errors_go_to_the_hook() -> None:
     ts: TestSubscriber[int] = TestSubscriber()
     ts.on_subscribe(_NoopSubscription())
@@ -209,15 +176,6 @@ def test_collect_errors_from_many_threads_loses_nothing() -> None:
         for t in threads:
             t.join(WAIT)
     assert len(errors) == 400
-
-
-def test_bounded_offer_many_leaves_what_did_not_fit_in_the_iterator() -> None:
-    """Regression: the whole iterator was consumed and the elements beyond the room were lost."""
-    for q in (SpscQueue[int](capacity=2), MpscQueue[int](capacity=2)):
-        source = iter(range(5))
-        assert q.offer_many(source) == 2
-        assert list(source) == [2, 3, 4]
-        assert q.poll_many(5) == [0, 1]
 
 
 @pytest.mark.parametrize(
