@@ -14,15 +14,21 @@ to tell which records arrived earlier) and ``raw`` the record as read: a JSON te
 * a bad record: ``(seq, None, ..., None, reason, dead_letter)`` where ``dead_letter`` is the JSON
   line ``{"reason": ..., "record": <raw>}`` for the dead-letter files. Nothing is dropped.
 
-Windows, the watermark and lateness are Spark's business (``rstreams.demo``), not this module's.
-Importing it imports neither pyspark nor pyarrow, so executors load it cheaply.
+On the executors, windows, the watermark and lateness are Spark's business (``rstreams.demo``).
+In the driver placement the whole job is rstreams: :func:`local_job` follows :func:`pipeline`
+with the event-time ``tumbling_window`` operator (same watermark, same lateness rule, same late
+dead letters), so both placements land the same windows and dead letters.
+Importing this module imports neither pyspark nor pyarrow, so executors load it cheaply.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import math
+import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -37,10 +43,13 @@ __all__ = [
     "EVENT_COLUMNS",
     "EVENT_DDL",
     "FIELDS",
+    "LOCAL_COLUMNS",
+    "LOCAL_DDL",
     "KINDS",
     "T0",
     "WINDOW_SECONDS",
     "enrich",
+    "local_job",
     "lookup_countries",
     "parse",
     "parse_record",
@@ -256,3 +265,136 @@ def pipeline(records: Flowable[tuple[int, Any]]) -> Flowable[tuple[Any, ...]]:
         .map_async(enrich, max_concurrency=ENRICH_CONCURRENCY)
         .flat_map_iterable(_rows)
     )
+
+
+#: what :func:`local_job` emits: a window row (``seq`` None) or a dead letter (window fields None)
+LOCAL_COLUMNS: Final = ("seq", "window_start", "country", "kind", "events", "amount", "dead_letter")
+LOCAL_DDL: Final = (
+    "seq BIGINT, window_start BIGINT, country STRING, kind STRING, events BIGINT, amount DOUBLE, dead_letter STRING"
+)
+
+
+class _Closings:
+    """When each window of event time closed, for the late dead letters' reason: the first valid
+    record whose event time minus the allowed lateness reached the window's end (the record the
+    watermark passed it with). One entry per advance of the highest closed window, so a lookup is
+    a bisection. Called in input order by the stage in front of the window operator."""
+
+    __slots__ = ("_upto", "_by", "_latest")
+
+    def __init__(self) -> None:
+        self._upto: list[int] = []  # the highest closed window index after each advance
+        self._by: list[float] = []  # the event time of the record that advanced it
+        self._latest = -math.inf
+
+    def see(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
+        ts = row[2]
+        if ts > self._latest:
+            self._latest = ts
+            k = math.floor((ts - ALLOWED_LATENESS_SECONDS) / WINDOW_SECONDS) - 1  # (k + 1) * W <= ts - L
+            if not self._upto or k > self._upto[-1]:
+                self._upto.append(k)
+                self._by.append(ts)
+        return row
+
+    def closed_by(self, k: int) -> float:
+        return self._by[bisect.bisect_left(self._upto, k)]
+
+
+def _is_valid(row: tuple[Any, ...]) -> bool:
+    return row[7] is None
+
+
+def _event_ts(row: tuple[Any, ...]) -> float:
+    return float(row[2])
+
+
+def _country_kind(row: tuple[Any, ...]) -> tuple[str, str]:
+    return row[6], row[4]
+
+
+def _zero() -> list[Any]:
+    return [0, 0.0]
+
+
+def _add(acc: list[Any], row: tuple[Any, ...]) -> list[Any]:
+    acc[0] += 1
+    acc[1] += row[5]
+    return acc
+
+
+def _result(acc: list[Any]) -> tuple[int, float]:
+    return acc[0], round(acc[1], 2)
+
+
+def local_job(rows: Flowable[tuple[Any, ...]]) -> Flowable[tuple[Any, ...]]:
+    """The driver placement's job after :func:`pipeline`: event-time tumbling windows per
+    ``(country, kind)`` of the valid rows (``tumbling_window``: the watermark is the latest event
+    time minus :data:`ALLOWED_LATENESS_SECONDS`), and dead letters for the bad rows and the late
+    ones, as :data:`LOCAL_COLUMNS` rows.
+
+    Example::
+
+        rows = pipeline(Flowable.range(0, 20_000).map(lambda i: (i, synthetic_event(i))))
+        out = local_job(rows).to_list().blocking_first()
+        windows = [r for r in out if r[0] is None]      # (None, window_start, country, kind, events, amount, None)
+
+    Bad and late rows leave through a side channel (the late one is ``tumbling_window``'s
+    ``late=``) and are emitted after the next window that fires, or at the end: nothing is
+    dropped, and at most about one window's worth of dead letters waits.
+
+    Backpressure: the window operator requests the rows in batches of its prefetch (1024) and
+    pauses while fired windows wait for demand; the dead letters waiting between two windows are
+    the only other state.
+    """
+    from .flowable import Aggregator
+
+    def build() -> Flowable[tuple[Any, ...]]:
+        dead: deque[tuple[Any, ...]] = deque()
+        lock = threading.Lock()  # race: the side channel (upstream's thread) vs the drain (a requester's)
+        closings = _Closings()
+
+        def keep_valid(row: tuple[Any, ...]) -> bool:
+            if row[7] is None:
+                return True
+            with lock:
+                dead.append((row[0], None, None, None, None, None, row[8]))
+            return False
+
+        def late(row: tuple[Any, ...]) -> None:
+            k = math.floor(row[2] / WINDOW_SECONDS)
+            reason = (
+                f"late event: its window [{k * WINDOW_SECONDS}, {(k + 1) * WINDOW_SECONDS}) had closed: the watermark "
+                f"passed its end when the record at event time {closings.closed_by(k):.3f} arrived (that time minus "
+                f"the allowed lateness of {ALLOWED_LATENESS_SECONDS} s)"
+            )
+            record = {"id": row[1], "ts": row[2], "user": row[3], "kind": row[4], "amount": row[5]}
+            with lock:
+                dead.append((row[0], None, None, None, None, None, json.dumps({"reason": reason, "record": record})))
+
+        def taken() -> list[tuple[Any, ...]]:
+            with lock:
+                out = list(dead)
+                dead.clear()
+            return out
+
+        def with_dead(w: Any) -> list[tuple[Any, ...]]:
+            (country, kind), (events, amount) = w.key, w.value
+            return [(None, int(w.start), country, kind, events, amount, None), *taken()]
+
+        return (
+            rows.filter(keep_valid)
+            .map(closings.see)
+            .tumbling_window(
+                WINDOW_SECONDS,
+                timestamp=_event_ts,
+                key=_country_kind,
+                allowed_lateness=ALLOWED_LATENESS_SECONDS,
+                aggregate=Aggregator(_zero, _add, result=_result),
+                late=late,
+            )
+            .flat_map_iterable(with_dead)
+            .concat_with(Flowable.defer(lambda: Flowable.from_iterable(taken())))
+        )
+
+    return Flowable.defer(build)

@@ -516,7 +516,7 @@ def test_cli_runs_the_demo_and_prints_the_summary(spark: Any, tmp_path: Path, ca
         assert label in printed, label
     # not a terminal: one short line per phase, on stderr
     assert "rstreams demo: using the running Spark session (local[2])" in captured.err
-    assert "rstreams demo: pipeline in the driver, landed with to_spark: 14 records" in captured.err
+    assert "rstreams demo: pipeline and event-time windows in the driver, landed with to_spark: 14 records" in captured.err
     assert "Traceback" not in captured.err
     assert _landed(spark, tmp_path / "o") == EXPECTED_WINDOWS
     assert len(demo.read_dead_letters(str(tmp_path / "o"))) == len(reasons)
