@@ -203,7 +203,11 @@ class _Dispatcher:
                         else:
                             s.on_complete()
             elif q and self._deal_runs(rails, q, n):
-                pass
+                if self._done and not q:
+                    # the last elements went out and the source is done: signal it in this pass
+                    # (a synchronous source completes inside the upstream.request above; no later
+                    # request need come, e.g. one rail whose remaining demand it never uses up)
+                    continue
             else:
                 idle = 0
                 i = self._next
@@ -230,6 +234,8 @@ class _Dispatcher:
                         self._upstream.request(c)
                     else:
                         self._consumed = c
+                if self._done and not q and consumed:
+                    continue  # as above: the completion after the last elements, in this pass
             missed = self._wip.add_and_get(-missed)
             if missed == 0:
                 return
@@ -485,7 +491,11 @@ class ParallelFlowable(Generic[T]):
         inner's thread, serially per rail.
         """
         _check_callable("flat_map", mapper)
-        Flowable.never().flat_map(mapper, max_concurrency, prefetch, delay_error)  # checks the arguments
+        if max_concurrency is not None:
+            positive_int("flat_map", "max_concurrency", max_concurrency)
+        positive_int("flat_map", "prefetch", prefetch)
+        if not isinstance(delay_error, bool):
+            raise TypeError(f"parallel().flat_map(): delay_error must be a bool, got {type(delay_error).__name__}")
         return self._with(lambda f: f.flat_map(mapper, max_concurrency, prefetch, delay_error))
 
     def concat_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 2) -> ParallelFlowable[R]:
@@ -502,7 +512,7 @@ class ParallelFlowable(Generic[T]):
         inner's thread.
         """
         _check_callable("concat_map", mapper)
-        Flowable.never().concat_map(mapper, prefetch)  # checks the arguments
+        positive_int("concat_map", "prefetch", prefetch)
         return self._with(lambda f: f.concat_map(mapper, prefetch))
 
     def do_on_error(self, fn: Callable[[BaseException], Any]) -> ParallelFlowable[T]:
