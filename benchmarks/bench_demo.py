@@ -7,7 +7,8 @@ windows and dead letters, written as Parquet and JSON lines):
 * baseline: a hand-written plain PySpark job, the same per-record Python logic in
   ``mapInPandas`` (pandas frames in, ``asyncio`` for the lookups with a semaphore of 8), then the
   demo's own Spark stages;
-* ``rstreams demo --pipeline driver``: the pipeline in this process, landed with ``to_spark``;
+* ``rstreams demo --pipeline driver``: the whole job in this process (the pipeline, then the
+  ``tumbling_window`` operator and the dead letters), landed with ``to_spark``;
 * ``rstreams demo`` (``--pipeline executors``): ``pipeline`` on every partition with
   ``run_on_spark``.
 
