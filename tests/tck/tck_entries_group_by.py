@@ -19,17 +19,18 @@ def _boom() -> Flowable[Any]:
 
 
 ENTRIES: dict[str, Entry] = {
-    "group_by_expire_after_count": Entry(
-        lambda n: _r(n).group_by(lambda x: x % 3, expire_after_count=4).flat_map(lambda g: g, max_concurrency=None),
+    # names: "<method>_hidden..." (over a hidden source) or "flat_map_..." (tests/meta/test_tck_coverage.py)
+    "group_by_hidden_expire_after_count": Entry(
+        lambda n: _r(n).hide().group_by(lambda x: x % 3, expire_after_count=4).flat_map(lambda g: g, max_concurrency=None),
         failed=lambda: _boom().group_by(lambda x: x, expire_after_count=4).flat_map(lambda g: g),
         max_elements=10_000,
     ),
-    "group_by_expire_after_idle": Entry(
+    "group_by_hidden_expire_after_idle": Entry(
         lambda n: _r(n).hide().group_by(lambda x: x % 3, expire_after_idle=3600).flat_map(lambda g: g, max_concurrency=None),
         failed=lambda: _boom().group_by(lambda x: x, expire_after_idle=3600).flat_map(lambda g: g),
         max_elements=10_000,
     ),
-    "group_by_fused_fold": Entry(
+    "flat_map_group_fold": Entry(
         # one group per element, each counted in place: n results of 1
         lambda n: _r(n).group_by(lambda x: x).flat_map(lambda g: g.count(), max_concurrency=None),
         failed=lambda: _boom().group_by(lambda x: x).flat_map(lambda g: g.count()),
