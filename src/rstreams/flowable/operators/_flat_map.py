@@ -545,7 +545,7 @@ class _FlatMapInner(PrefetchInner):
                 if self._parent is None:
                     return
             return
-        p._inner_next_batch(self, items)  # type: ignore[attr-defined]
+        p._inner_next_batch(self, items)
 
     def on_complete(self) -> None:
         self.done = True
