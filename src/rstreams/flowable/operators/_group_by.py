@@ -814,7 +814,6 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
             self._expire(g)
         return False
 
-
     def _next_counted(self, key: Any, item: Any) -> bool:
         """``expire_after_count`` alone: no timer, so the dict and the fast path are the upstream
         thread's alone, as without expiry (no lock, no claim of the group's drain)."""
@@ -848,6 +847,7 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         if last:
             self._expire(g)
         return False
+
 
 def _zero() -> float:
     return 0.0
