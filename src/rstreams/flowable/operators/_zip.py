@@ -33,7 +33,7 @@ from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
 from .._base import as_flowable, none_result_error
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Fusion, Sizer
+from .._fused import FusedFlowable, Fusion, Sizer, none_checked
 from ._inner import QueuedInner
 
 __all__ = ["zip_"]
@@ -183,11 +183,12 @@ class _ZipFlowable(Flowable[Any]):
 
 
 def _zip_fusion(fusions: list[Fusion[Any]], zipper: Callable[..., Any] | None) -> Fusion[Any]:
-    factories = [f.factory for f in fusions]
     sizers = [f.sizer for f in fusions]
 
     def make() -> Iterator[Any]:
-        return builtins.zip(*[fac() for fac in factories], strict=False)
+        # rule 2.13 per input, before a row is formed: a None from a source fails as the unfused
+        # zip's inner does, naming that source, and never reaches the zipper or a row
+        return builtins.zip(*[none_checked(f.factory(), f) for f in fusions], strict=False)
 
     sizer: Sizer | None = None
     if all(s is not None for s in sizers):
