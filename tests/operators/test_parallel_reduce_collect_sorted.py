@@ -590,3 +590,54 @@ def test_completion_follows_the_last_elements_dealt_in_the_same_pass(
     )
     ts.await_done(5).assert_complete().assert_no_violations()
     assert sorted(ts.values) == list(range(n))
+
+
+# ---------------------------------------------------------------------------------------------
+# the TCK over the Flowables that end a ParallelFlowable (lines in tests/tck/tck_entries_parallel.py)
+
+
+def _tck_classes() -> dict[str, type]:
+    import importlib
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tck"))
+    entries: dict[str, Any] = importlib.import_module("tck_entries_parallel").PARALLEL_ENTRIES
+
+    from rstreams.tck import PublisherVerification
+
+    classes: dict[str, type] = {}
+    for name, entry in entries.items():
+
+        def create_publisher(self: Any, n: int, entry: Any = entry) -> Any:
+            return entry.make(n)
+
+        def create_failed_publisher(self: Any, entry: Any = entry) -> Any:
+            return entry.failed() if entry.failed is not None else None
+
+        def max_elements_from_publisher(self: Any, entry: Any = entry) -> int:
+            return int(entry.max_elements)
+
+        slow = entry.asynchronous
+        classes[f"TestTck_{name}"] = type(
+            f"TestTck_{name}",
+            (PublisherVerification,),
+            {
+                "create_publisher": create_publisher,
+                "create_failed_publisher": create_failed_publisher,
+                "max_elements_from_publisher": max_elements_from_publisher,
+                "stochastic_iterations": 10,
+                # the timeouts of tests/tck/test_tck_library.py (asynchronous: its _AsyncTimeouts)
+                "default_timeout_ms": 2000,
+                "no_signals_timeout_ms": 40 if slow else 10,
+                "poll_timeout_ms": 2,
+                "publisher_reference_gc_timeout_ms": 100 if slow else 20,
+                "optional_timeout_ms": 500 if slow else 200,
+                "pytestmark": [pytest.mark.tck],
+                "__module__": __name__,
+            },
+        )
+    return classes
+
+
+globals().update(_tck_classes())
