@@ -4,29 +4,33 @@ Methods here follow the same rules as ``_flowable.py``: thin, calling their oper
 through ``lazy_function`` (imported on first use), each with a docstring holding a small example
 and "Backpressure:"/"Scheduler:" notes.
 
-The boundary-Publisher forms are overloads of the count operators: ``buffer(boundary)`` (in
-``_flowable.py``) and ``window(boundary)`` (in ``_facade_time.py``), as RxJava 3 spells them.
+``window`` (by count, or by a boundary Publisher) is here too; ``buffer`` by count or boundary is
+in ``_flowable.py``; the processing-time cuts (``buffer_timed``, ``window_timed``) are in
+``_facade_time.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from ._lazy import lazy_function
 
 if TYPE_CHECKING:
+    from .._spec import Publisher
     from ._flowable import Flowable
 
 # Operator implementations, imported on first use (``import rstreams`` stays light).
 if TYPE_CHECKING:
     from .operators._buffer_until import buffer_until as _i_buffer_until
     from .operators._buffer_until import buffer_while as _i_buffer_while
+    from .operators._window import window as _i_window
     from .operators._window_until import window_until as _i_window_until
     from .operators._window_until import window_while as _i_window_while
 else:
     _i_buffer_until = lazy_function(".operators._buffer_until", "buffer_until", "_i_buffer_until", globals())
     _i_buffer_while = lazy_function(".operators._buffer_until", "buffer_while", "_i_buffer_while", globals())
+    _i_window = lazy_function(".operators._window", "window", "_i_window", globals())
     _i_window_until = lazy_function(".operators._window_until", "window_until", "_i_window_until", globals())
     _i_window_while = lazy_function(".operators._window_until", "window_while", "_i_window_while", globals())
 
@@ -113,3 +117,35 @@ class BoundaryMixin(Generic[T]):
         Scheduler: none; signals stay on the upstream's thread (or the window subscriber's).
         """
         return _i_window_while(_f(self), predicate, prefetch)
+
+    @overload
+    def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]: ...
+
+    @overload
+    def window(self, boundary: Publisher[Any], /) -> Flowable[Flowable[T]]: ...
+
+    def window(self, count: int | Publisher[Any], skip: int | None = None) -> Flowable[Flowable[T]]:
+        """Split into windows (Flowables) of ``count`` elements, a new one every ``skip`` elements
+        (default ``skip = count``: consecutive windows; ``skip > count``: gaps; ``skip < count``:
+        overlapping windows).
+
+        Given a Publisher ``boundary`` instead (RxJava's ``window(Publisher)``): the first window
+        opens at subscription, each element of ``boundary`` closes it and opens the next; the
+        completion of the source or of the boundary completes the open window and the stream.
+
+        Example::
+
+            Flowable.range(0, 5).window(2).flat_map(lambda w: w.to_list()).test().assert_result([0, 1], [2, 3], [4])
+            tp = TestPublisher.create(); b = TestPublisher.create()
+            sub = Flowable.from_publisher(tp).window(b).flat_map(lambda w: w.to_list()).test()
+            tp.next(1, 2); b.next(0); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
+
+        Backpressure: ``request(n)`` asks the upstream for the elements of ``n`` windows; each window
+        buffers at most ``count`` elements for its subscriber. Each window can be subscribed once.
+        With a boundary, the source and the boundary are requested unbounded (RxJava 3); opening a
+        window the downstream has not requested signals ``MissingBackpressureError``; each window
+        buffers its elements until its subscriber requests them.
+        Scheduler: none; signals stay on the upstream's thread (or the window subscriber's, or the
+        boundary's).
+        """
+        return _i_window(_f(self), count, skip)

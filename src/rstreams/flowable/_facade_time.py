@@ -18,7 +18,6 @@ from ._lazy import lazy_function
 
 if TYPE_CHECKING:
     from .._spec import Publisher
-    from ..retry import RetrySpec
     from ..schedulers import Scheduler
     from ._flowable import Flowable
     from .operators._group_by import GroupedFlowable
@@ -31,8 +30,6 @@ if TYPE_CHECKING:
 if TYPE_CHECKING:
     from .operators._buffer_timed import buffer_timed as _i_buffer_timed
     from .operators._group_by import group_by as _i_group_by
-    from .operators._retry_when import repeat_when as _i_repeat_when
-    from .operators._retry_when import retry_when as _i_retry_when
     from .operators._time_delay import delay as _i_delay
     from .operators._time_delay import delay_subscription as _i_delay_subscription
     from .operators._time_sources import interval as _i_interval
@@ -47,7 +44,6 @@ if TYPE_CHECKING:
     from .operators._time_timeout import timeout_selector as _i_timeout_selector
     from .operators._time_timestamp import time_interval as _i_time_interval
     from .operators._time_timestamp import timestamp as _i_timestamp
-    from .operators._window import window as _i_window
     from .operators._window import window_timed as _i_window_timed
 else:
     _i_buffer_timed = lazy_function(".operators._buffer_timed", "buffer_timed", "_i_buffer_timed", globals())
@@ -56,8 +52,6 @@ else:
     _i_delay_subscription = lazy_function(".operators._time_delay", "delay_subscription", "_i_delay_subscription", globals())
     _i_group_by = lazy_function(".operators._group_by", "group_by", "_i_group_by", globals())
     _i_interval = lazy_function(".operators._time_sources", "interval", "_i_interval", globals())
-    _i_repeat_when = lazy_function(".operators._retry_when", "repeat_when", "_i_repeat_when", globals())
-    _i_retry_when = lazy_function(".operators._retry_when", "retry_when", "_i_retry_when", globals())
     _i_sample = lazy_function(".operators._time_throttle", "sample", "_i_sample", globals())
     _i_skip_for = lazy_function(".operators._time_take_skip", "skip_for", "_i_skip_for", globals())
     _i_take_for = lazy_function(".operators._time_take_skip", "take_for", "_i_take_for", globals())
@@ -68,7 +62,6 @@ else:
     _i_timeout_selector = lazy_function(".operators._time_timeout", "timeout_selector", "_i_timeout_selector", globals())
     _i_timer = lazy_function(".operators._time_sources", "timer", "_i_timer", globals())
     _i_timestamp = lazy_function(".operators._time_timestamp", "timestamp", "_i_timestamp", globals())
-    _i_window = lazy_function(".operators._window", "window", "_i_window", globals())
     _i_window_timed = lazy_function(".operators._window", "window_timed", "_i_window_timed", globals())
 
 
@@ -498,38 +491,6 @@ class TimeOperatorsMixin(Generic[T]):
             scheduler,
         )
 
-    @overload
-    def window(self, count: int, skip: int | None = None) -> Flowable[Flowable[T]]: ...
-
-    @overload
-    def window(self, boundary: Publisher[Any], /) -> Flowable[Flowable[T]]: ...
-
-    def window(self, count: int | Publisher[Any], skip: int | None = None) -> Flowable[Flowable[T]]:
-        """Split into windows (Flowables) of ``count`` elements, a new one every ``skip`` elements
-        (default ``skip = count``: consecutive windows; ``skip > count``: gaps; ``skip < count``:
-        overlapping windows).
-
-        Given a Publisher ``boundary`` instead (RxJava's ``window(Publisher)``): the first window
-        opens at subscription, each element of ``boundary`` closes it and opens the next; the
-        completion of the source or of the boundary completes the open window and the stream.
-
-        Example::
-
-            Flowable.range(0, 5).window(2).flat_map(lambda w: w.to_list()).test().assert_result([0, 1], [2, 3], [4])
-            tp = TestPublisher.create(); b = TestPublisher.create()
-            sub = Flowable.from_publisher(tp).window(b).flat_map(lambda w: w.to_list()).test()
-            tp.next(1, 2); b.next(0); tp.next(3); tp.complete(); sub.assert_result([1, 2], [3])
-
-        Backpressure: ``request(n)`` asks the upstream for the elements of ``n`` windows; each window
-        buffers at most ``count`` elements for its subscriber. Each window can be subscribed once.
-        With a boundary, the source and the boundary are requested unbounded (RxJava 3); opening a
-        window the downstream has not requested signals ``MissingBackpressureError``; each window
-        buffers its elements until its subscriber requests them.
-        Scheduler: none; signals stay on the upstream's thread (or the window subscriber's, or the
-        boundary's).
-        """
-        return _i_window(_f(self), count, skip)
-
     def window_timed(
         self, duration: float, count: int | None = None, scheduler: Scheduler | None = None
     ) -> Flowable[Flowable[T]]:
@@ -571,54 +532,3 @@ class TimeOperatorsMixin(Generic[T]):
         (``count`` reached, completion).
         """
         return _i_buffer_timed(_f(self), duration, count, scheduler)
-
-    # ------------------------------------------------------------------------------------------
-    # Retry and repeat with logic
-
-    def retry_when(self, handler: Callable[[Flowable[BaseException]], Publisher[Any]]) -> Flowable[T]:
-        """Resubscribe on error as the handler decides: ``handler`` gets a Flowable of this source's
-        errors and returns a Publisher; each element it emits resubscribes, its completion completes
-        the stream, its error fails the stream.
-
-        Example::
-
-            attempts = [0]
-            def flaky():
-                attempts[0] += 1
-                return Flowable.error(ValueError()) if attempts[0] < 3 else Flowable.just("ok")
-            Flowable.defer(flaky).retry_when(lambda errors: errors.take(5)).test().assert_result("ok")
-
-        Backpressure: unfulfilled demand carries over to the next subscription (arbiter).
-        Scheduler: resubscribes on the thread where the handler's Publisher signals; trampolined
-        (no stack growth with synchronous sources).
-        """
-        return _i_retry_when(_f(self), handler)
-
-    def repeat_when(self, handler: Callable[[Flowable[Any]], Publisher[Any]]) -> Flowable[T]:
-        """Resubscribe on completion as the handler decides: ``handler`` gets a Flowable that emits
-        (the count of completions so far) each time this source completes; each element of its
-        Publisher resubscribes, its completion completes the stream, its error fails it.
-
-        Example::
-
-            Flowable.just(1).repeat_when(lambda done: done.take_while(lambda n: n < 3)).test().assert_result(1, 1, 1)
-
-        Backpressure: unfulfilled demand carries over to the next subscription.
-        Scheduler: resubscribes on the thread where the handler's Publisher signals; trampolined.
-        """
-        return _i_repeat_when(_f(self), handler)
-
-    def retry_policy(self, policy: RetrySpec) -> Flowable[T]:
-        """Retry with a declarative policy from :mod:`rstreams.retry`.
-
-        Example::
-
-            from rstreams.retry import Retry
-            ts = TestScheduler()
-            f = Flowable.error(OSError("down")).retry_policy(Retry.backoff(3, 0.1).with_scheduler(ts))
-            sub = f.test(); ts.advance_by(10); sub.assert_error(RetryExhaustedError)
-
-        Backpressure: as :meth:`retry_when`.
-        Scheduler: backoff delays run on the policy's scheduler (default: computation).
-        """
-        return _i_retry_when(_f(self), policy)

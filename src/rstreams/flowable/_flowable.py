@@ -28,6 +28,7 @@ from ._facade_boundary import BoundaryMixin
 from ._facade_combine import CombineMixin
 from ._facade_event_time import EventTimeMixin
 from ._facade_interop import InteropMixin
+from ._facade_retry import RetryMixin
 from ._facade_time import TimeOperatorsMixin
 from ._lazy import lazy_function
 
@@ -264,6 +265,7 @@ class Flowable(
     BoundaryMixin[T],
     EventTimeMixin[T],
     InteropMixin[T],
+    RetryMixin[T],
     AsyncioMixin[T],
     Generic[T],
 ):
