@@ -1,15 +1,6 @@
-"""take_while(predicate) (RxJava ``takeWhile``; ``take_until`` is in ``_take_until.py``).
-
-* ``take_while``: emit while the predicate holds; at the first element that fails it, cancel the
-  upstream and complete (that element is not emitted). Fused: ``itertools.takewhile``.
-* ``take_until(predicate)``: emit each element, then complete (cancelling the upstream) after the
-  first one for which the predicate holds. Fused: a small generator (emit, then test).
-* ``take_until(publisher)``: mirror the main source until ``publisher`` signals an element or
-  completes (then complete); an error from it is signalled. The other publisher may signal from
-  another thread while the main one is inside ``on_next``: every downstream signal goes through a
-  :class:`~rstreams._internal.drain.HalfSerializer` (race: main on_next vs other's terminal). The
-  main upstream is a deferred subscription because the other may terminate before it arrives
-  (race: cancel vs on_subscribe).
+"""take_while(predicate) (RxJava ``takeWhile``): emit while the predicate holds; at the first
+element that fails it, cancel the upstream and complete (that element is not emitted). Fused:
+``itertools.takewhile``. (``take_until`` is in ``_take_until.py``.)
 """
 
 from __future__ import annotations
