@@ -573,6 +573,34 @@ def test_bad_arguments_are_rejected_at_assembly(stage: Callable[[ParallelFlowabl
 
 
 # ---------------------------------------------------------------------------------------------
+# races between rails finishing on their own workers (seeded, bounded)
+
+
+@pytest.mark.parametrize("join", ["reduce", "sorted", "to_sorted_list"])
+def test_rails_finishing_together_many_times(join: str) -> None:
+    # race: the rails complete (or all fail with one upstream error) on 4 workers at about the
+    # same moment; the last completer combines the slots, the first error wins, the rest is silent
+    rnd = random.Random(11)
+    with plugins.collect_errors() as undeliverable:
+        for i in range(150):
+            data = [rnd.randrange(100) for _ in range(rnd.randrange(0, 40))]
+            fail = i % 3 == 0
+            err = Boom(f"upstream {i}")
+            src = Flowable.concat(Flowable.from_iterable(data), Flowable.error(err)) if fail else Flowable.from_iterable(data)
+            ts: TestSubscriber[Any] = _join(src.parallel(4).run_on(schedulers.computation(), 4), join).test()
+            ts.await_done(5).assert_no_violations()
+            if fail:
+                assert ts.errors == [err] and not ts.values
+            elif join == "reduce":
+                ts.assert_result(*([sum(data)] if data else []))
+            elif join == "sorted":
+                ts.assert_result(*sorted(data))
+            else:
+                ts.assert_result(sorted(data))
+    assert not undeliverable, undeliverable
+
+
+# ---------------------------------------------------------------------------------------------
 # the dispatcher's completion after its last dealing pass
 
 

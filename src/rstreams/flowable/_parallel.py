@@ -10,6 +10,12 @@ Example::
         .sequential()
         .blocking_subscribe(print))
 
+Operators (RxJava 3's): per rail and keeping the rail count, ``map``, ``filter``,
+``do_on_next``, ``do_on_error``, ``do_on_complete``, ``flat_map``, ``concat_map``, ``compose``,
+``collect`` and ``reduce_rails`` (one value per rail); back to one Flowable, ``sequential``,
+``sequential_delay_error``, ``reduce``, ``sorted`` and ``to_sorted_list`` (the joins live in
+``operators/_parallel_reduce.py``).
+
 Backpressure: the source is consumed with a bounded prefetch (replenished at 75%); each element
 goes to the next rail (round-robin) that has demand, so a slow rail never makes the others
 overflow. ``sequential()`` merges the rails with bounded prefetch per rail.
@@ -331,32 +337,76 @@ class ParallelFlowable(Generic[T]):
         return ParallelFlowable(self._source, self._n, self._prefetch, self._ops + (op,))
 
     def run_on(self, scheduler: Any, prefetch: int = 128) -> ParallelFlowable[T]:
-        """Move each rail onto its own worker of ``scheduler`` (observe_on per rail).
+        """Move each rail onto its own worker of ``scheduler`` (observe_on per rail; RxJava
+        ``runOn``: one ``create_worker()`` per rail, whatever the scheduler's own size).
 
         The arguments are checked here, at assembly (as every Flowable operator does), not when
         the rails are built at subscription.
+
+        Example::
+
+            Flowable.range(0, 100).parallel(4).run_on(schedulers.io()).map(fetch).sequential()
+
+        Backpressure: each rail asks the dispatcher for ``prefetch`` elements and ``prefetch -
+        prefetch // 4`` more each time that many were consumed (RxJava's ``runOn(scheduler,
+        prefetch)``; ``sequential(prefetch)`` is the separate prefetch of the merge from each rail).
+        Scheduler: the rail's later stages run on its worker; the worker is disposed when the
+        rail terminates or is cancelled.
         """
         positive_int("run_on", "prefetch", prefetch)
         Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError for a bad scheduler
         return self._with(lambda f: f.observe_on(scheduler, prefetch))
 
     def map(self, mapper: Callable[[T], R]) -> ParallelFlowable[R]:
-        """Map on every rail."""
+        """Map on every rail (``mapper`` may run on several threads at once).
+
+        Example::
+
+            Flowable.range(0, 4).parallel(2).map(lambda x: x * 10).sequential()
+
+        Backpressure: passes requests and elements through, per rail.
+        Scheduler: none; ``mapper`` runs on the rail's thread.
+        """
         _check_callable("map", mapper)
         return self._with(lambda f: f.map(mapper))
 
     def filter(self, predicate: Callable[[T], object]) -> ParallelFlowable[T]:
-        """Filter on every rail."""
+        """Filter on every rail (``predicate`` may run on several threads at once).
+
+        Example::
+
+            Flowable.range(0, 10).parallel(2).filter(lambda x: x % 3 == 0).sequential()
+
+        Backpressure: passes requests through; a dropped element is replaced by a request of one.
+        Scheduler: none; ``predicate`` runs on the rail's thread.
+        """
         _check_callable("filter", predicate)
         return self._with(lambda f: f.filter(predicate))
 
     def do_on_next(self, fn: Callable[[T], Any]) -> ParallelFlowable[T]:
-        """Side effect on every rail."""
+        """Side effect on every rail (``fn`` may run on several threads at once).
+
+        Example::
+
+            Flowable.range(0, 4).parallel(2).do_on_next(print).sequential()
+
+        Backpressure: passes requests and elements through untouched.
+        Scheduler: none; ``fn`` runs on the rail's thread.
+        """
         _check_callable("do_on_next", fn)
         return self._with(lambda f: f.do_on_next(fn))
 
     def compose(self, fn: Callable[[Flowable[T]], Flowable[R]]) -> ParallelFlowable[R]:
-        """Apply any ``Flowable -> Flowable`` function to every rail."""
+        """Apply any ``Flowable -> Flowable`` function to every rail (called once per rail and
+        subscription).
+
+        Example::
+
+            Flowable.range(0, 10).parallel(2).compose(lambda rail: rail.take(2)).sequential()
+
+        Backpressure: as the stages ``fn`` adds.
+        Scheduler: as the stages ``fn`` adds; they run on the rail's thread.
+        """
         _check_callable("compose", fn)
         return self._with(fn)
 

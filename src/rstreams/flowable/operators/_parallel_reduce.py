@@ -12,10 +12,11 @@ Races, all on state shared across rails (the rails complete on their own workers
 - "which rail completes last": ``_remaining`` is an :class:`AtomicInt`; only the caller that takes
   it to 0 reads the slots and runs ``finish``. Each rail writes its slot before its decrement,
   and the decrement is lock-backed, so the last one sees every slot (no GIL needed).
-- "error vs error vs last completion": ``_terminated`` (:class:`AtomicFlag`) lets exactly one
-  terminal signal through; the first error cancels the other rails and is signalled once; the
-  same error object arriving from every rail (an upstream error reaches each rail) is dropped,
-  a different later one goes to the undeliverable-error hook (rule 1.7).
+- "error vs error": ``_error`` (:class:`AtomicRef`, compare-and-set from ``None``) keeps the first
+  error; it cancels the other rails and is signalled once; the same error object arriving from
+  every rail (an upstream error reaches each rail) is dropped, a different later one goes to the
+  undeliverable-error hook (rule 1.7). ``_terminated`` (:class:`AtomicFlag`) lets exactly one
+  terminal signal through.
 - "downstream cancel vs rails subscribing": every rail's Subscription field is an
   :class:`AtomicRef` made before any rail is subscribed, so a cancel that comes first is
   remembered and the rail's Subscription is cancelled the moment it arrives.
@@ -83,16 +84,20 @@ class _JoinRail:
 
 @final
 class _JoinParent:
-    __slots__ = ("_name", "_finish", "_rails", "_remaining", "_terminated", "_first_error", "scalar")
+    __slots__ = ("_name", "_finish", "_rails", "_remaining", "_terminated", "_error", "scalar")
 
     def __init__(self, name: str, downstream: Subscriber[Any], n: int, finish: Finish) -> None:
         self._name = name
         self._finish = finish
         self._rails = [_JoinRail(self) for _ in range(n)]
         self._remaining = AtomicInt(n)
-        # race: two rails failing, or a rail failing while the last one completes: one terminal signal
+        # one terminal signal: the last completion or the first error (they cannot both happen:
+        # a failed rail never completes, so the count of completions never reaches 0)
         self._terminated = AtomicFlag()
-        self._first_error: BaseException | None = None
+        # race: rails failing at once (an upstream error reaches every rail, on their own workers):
+        # the first one set wins; set before anything else is decided, so a rail failing a moment
+        # later with the same error object always sees it and stays silent
+        self._error: AtomicRef[BaseException | None] = AtomicRef(None)
         self.scalar: DeferredScalarSubscription[Any] = DeferredScalarSubscription(downstream, self.cancel_rails)
 
     @property
@@ -105,12 +110,13 @@ class _JoinParent:
             cancel_ref(r.upstream)
 
     def rail_failed(self, error: BaseException) -> None:
-        if self._terminated.try_set():
-            self._first_error = error
-            self.cancel_rails()  # errors from one rail cancel the others
-            self.scalar.error(error)
-        elif error is not self._first_error:
-            plugins.on_error(error, f"{self._name}: error from a rail after the result was decided")
+        if self._error.compare_and_set(None, error):
+            if self._terminated.try_set():
+                self.cancel_rails()  # errors from one rail cancel the others
+                self.scalar.error(error)  # after a downstream cancel: to the undeliverable hook
+            return
+        if self._error.get() is not error:
+            plugins.on_error(error, f"{self._name}: a second rail error (the first one was signalled)")
 
     def rail_completed(self) -> None:
         # race: rails completing on their own workers; the lock-backed decrement orders every
