@@ -401,6 +401,17 @@ def test_raising_container_factory_or_seed_factory_fails_the_stream(stage: str) 
     assert events in ([], ["subscribed", "cancelled"]), events
 
 
+@pytest.mark.parametrize("join", ["reduce", "sorted", "to_sorted_list", "sequential", "sequential_delay_error"])
+def test_a_raising_rail_builder_fails_the_subscription(join: str) -> None:
+    def bad(rail: Flowable[int]) -> Flowable[int]:
+        raise Boom("compose")
+
+    with plugins.collect_errors() as undeliverable:
+        ts: TestSubscriber[Any] = _join(Flowable.range(0, 4).parallel(2).compose(bad), join).test()
+        ts.await_done(5).assert_failure(Boom).assert_no_violations()
+    assert not undeliverable, undeliverable
+
+
 # ---------------------------------------------------------------------------------------------
 # None results (rule 2.13: None is never an element)
 

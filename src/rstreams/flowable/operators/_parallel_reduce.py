@@ -37,7 +37,7 @@ from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from ..._internal.requests import MAX_DEMAND
 from ..._internal.subscriptions import cancel as cancel_ref
-from ..._internal.subscriptions import set_once
+from ..._internal.subscriptions import error_empty, set_once
 from ..._spec import Subscriber, Subscription
 from .._base import none_result_error
 from .._enums import NOTSET
@@ -151,7 +151,11 @@ class _RailsJoin(Flowable[Any]):
         self._finish = finish
 
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
-        rails = self._build()
+        try:
+            rails = self._build()  # runs the per-rail stage builders (compose functions, ...)
+        except Exception as e:  # noqa: BLE001 - a raising user function fails this subscription
+            error_empty(subscriber, e)
+            return
         parent = _JoinParent(self._name, subscriber, len(rails), self._finish)
         subscriber.on_subscribe(parent.scalar)
         # every rail is subscribed even after an early cancel: its Subscription is then cancelled
