@@ -4,9 +4,12 @@ Every compare-and-set, get-and-add or "once" in rstreams goes through these clas
 implementation can change (today a ``threading.Lock`` per object) without touching operators.
 Plain reads (:meth:`AtomicInt.get`) are single attribute loads and need no lock: an attribute read
 of an int or object reference is atomic in CPython, with or without the GIL (free-threaded builds
-guarantee it per object). A few per-inner hot paths (flat_map's emitter, the scalar
-subscriptions) read ``._value`` directly: the same single load as ``get()`` without the method
-call. Cost of a write: one uncontended lock round trip (~60 ns); use once per batch, never once
+guarantee it per object). A few per-element hot paths (flat_map's emitter, the scalar
+subscriptions, the processors' demand checks) read ``._value`` directly: the same single load as
+``get()`` without the method call. Writes go through the methods, or, inside ``_internal`` only,
+through the named operations that spell out a method's body to save a call per element
+(:func:`rstreams._internal.drain.enter`/``leave``, :func:`rstreams._internal.requests.add_request`).
+Cost of a write: one uncontended lock round trip (~60 ns); use once per batch, never once
 per item.
 
 Example::

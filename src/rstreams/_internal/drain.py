@@ -39,14 +39,24 @@ __all__ = [
 ]
 
 
+# enter/leave run once per signal in the per-element paths: each is the atomic's read-modify-write
+# written out under its lock (one call in all, not a call to AtomicInt's method from here)
+
+
 def enter(wip: AtomicInt) -> bool:
-    """True if the caller moved wip from 0 and now owns the drain loop."""
-    return wip.get_and_increment() == 0
+    """True if the caller moved wip from 0 and now owns the drain loop (``get_and_increment() == 0``)."""
+    with wip._lock:  # race: several signalling threads, one drainer
+        w = wip._value
+        wip._value = w + 1
+    return w == 0
 
 
 def leave(wip: AtomicInt, missed: int) -> int:
-    """Subtract the work seen by this pass; 0 means the drain loop may exit."""
-    return wip.add_and_get(-missed)
+    """Subtract the work seen by this pass; 0 means the drain loop may exit (``add_and_get(-missed)``)."""
+    with wip._lock:  # race: work signalled while this pass ran shows as a non-zero result
+        m = wip._value - missed
+        wip._value = m
+    return m
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from typing import Any, Generic, TypeVar, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.drain import enter, leave
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
 from .._internal.subscriptions import EMPTY, cancel, set_once
 from .._spec import Subscriber, Subscription
@@ -278,11 +279,7 @@ class MulticastProcessor(SubscriberSet[T]):
     # -- the lockstep drain ------------------------------------------------------------------------
     def _drain(self) -> None:
         wip = self._wip
-        lock = wip._lock  # the AtomicInt's lock, inlined: entered once per item
-        with lock:  # enter the queue-drain
-            w = wip._value
-            wip._value = w + 1
-        if w != 0:
+        if not enter(wip):  # the queue-drain
             return
         missed = 1
         q = self._queue
@@ -332,9 +329,7 @@ class MulticastProcessor(SubscriberSet[T]):
             if self._done and (self._error is not None or not q):
                 self._finish()
                 return
-            with lock:  # leave: 0 means no work was signalled meanwhile
-                missed = wip._value - missed
-                wip._value = missed
+            missed = leave(wip, missed)  # 0: no work was signalled meanwhile
             if missed == 0:
                 return
 

@@ -28,6 +28,7 @@ from typing import Any, Final, Generic, TypeVar, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.drain import enter, leave
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
 from .._internal.subscriptions import CANCELLED, cancel
 from .._spec import Subscriber, Subscription
@@ -198,11 +199,7 @@ class _ReplaySubscription(Generic[T]):
 
     def drain(self) -> None:
         wip = self.wip
-        lock = wip._lock  # the AtomicInt's own lock, inlined: this runs once per item and subscriber
-        with lock:  # enter the drain (race: request vs writer notification vs cancel)
-            w = wip._value
-            wip._value = w + 1
-        if w != 0:
+        if not enter(wip):  # the queue-drain (race: request vs writer notification vs cancel)
             return
         missed = 1
         while True:
@@ -254,9 +251,7 @@ class _ReplaySubscription(Generic[T]):
             self.offset = off
             self.index = index
             self.emitted = e
-            with lock:  # leave: 0 means no work was signalled meanwhile
-                missed = wip._value - missed
-                wip._value = missed
+            missed = leave(wip, missed)  # 0: no work was signalled meanwhile
             if missed == 0:
                 return
 

@@ -17,6 +17,7 @@ from typing import Any, TypeVar, cast, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
+from .._internal.drain import enter, leave
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
 from .._internal.subscriptions import cancel, error_empty, set_once
 from .._spec import Subscriber, Subscription
@@ -181,11 +182,7 @@ class UnicastProcessor(FlowableProcessor[T]):
 
     def _drain(self) -> None:
         wip = self._wip
-        lock = wip._lock  # the AtomicInt's lock, inlined: entered once per item
-        with lock:  # enter the queue-drain
-            w = wip._value
-            wip._value = w + 1
-        if w != 0:
+        if not enter(wip):  # the queue-drain
             return
         missed = 1
         q = self._queue
@@ -226,9 +223,7 @@ class UnicastProcessor(FlowableProcessor[T]):
                     self._finish(d)
                     return
                 self._emitted = e
-            with lock:  # leave: 0 means no work was signalled meanwhile
-                missed = wip._value - missed
-                wip._value = missed
+            missed = leave(wip, missed)  # 0: no work was signalled meanwhile
             if missed == 0:
                 return
 
