@@ -135,13 +135,6 @@ class FlatMapSubscriber:
             self._upstream.cancel()
             self.on_error(none_result_error("flat_map", "the mapper"))
             return
-        is_scalar, value = scalar_value(p)
-        if is_scalar:
-            if value is NOTHING:
-                self._slots_freed(1)
-            else:
-                self._scalar_next(value)
-            return
         if type(p) in FOLDABLE:
             # group.<aggregate>()[.map(f)] over a fresh group: the group folds in place, and the
             # fold is this element's inner (group_by's GroupFold: same signals, no subscriber chain)
@@ -153,6 +146,14 @@ class FlatMapSubscriber:
                     fold.cancel()
                     return
                 fold.start()
+                return
+        else:
+            is_scalar, value = scalar_value(p)
+            if is_scalar:
+                if value is NOTHING:
+                    self._slots_freed(1)
+                else:
+                    self._scalar_next(value)
                 return
         if not callable(getattr(p, "subscribe", None)):
             self._upstream.cancel()

@@ -995,8 +995,11 @@ def group_fold(p: Any, parent: Any) -> GroupFold | None:
     if type(g) is not GroupedFlowable:
         return None
     state: _GroupState = g._state
-    if not state.try_subscribe():
-        return None  # subscribed already: the usual path signals the rule 2.12 error
+    with state._lock:  # UnicastGroup.try_subscribe, inlined (race: a concurrent subscriber)
+        flags = state._flags
+        if flags & _SUBSCRIBED:
+            return None  # subscribed already: the usual path signals the rule 2.12 error
+        state._flags = flags | _SUBSCRIBED
     maps.reverse()
     folder = p._make()
     cls = _FOLD_CLASSES.get(type(folder), GroupFold)
