@@ -244,3 +244,37 @@ def test_many_groups_fused_equals_dict() -> None:
     for x in range(n):
         want[x % keys] = want.get(x % keys, 0) + x
     assert dict(ts.values) == want
+
+
+def test_abandoned_groups_fold_like_the_subscribed_chain() -> None:
+    """Groups that reach flat_map after group_by's on_next returned (observe_on in between) are
+    abandoned: each holds its one element and is complete; folded or subscribed, the same."""
+    from rstreams import schedulers
+
+    for mapper in _both(lambda g, h: _src(g, h).count()):
+        ts = (
+            Flowable.range(0, 30)
+            .group_by(lambda x: x % 3)
+            .observe_on(schedulers.single())
+            .flat_map(mapper)
+            .test()
+            .await_done(5)
+        )
+        ts.assert_complete().assert_no_errors().assert_no_violations()
+        assert ts.values == [1] * 30
+
+
+def test_delay_error_keeps_the_other_folds_going() -> None:
+    def red(a: int, x: int) -> int:
+        if x == 4:
+            raise Boom("x == 4")
+        return a + x
+
+    fused, hidden = _both(lambda g, h: _src(g, h).reduce(red).map(lambda s: (g.key, s)))
+    with plugins.collect_errors():
+        a = _run(fused, list(range(12)), 3, delay_error=True)
+        b = _run(hidden, list(range(12)), 3, delay_error=True)
+    a.assert_error(Boom)
+    # key 1 failed at 4; 7 and 10 opened a new key-1 group (the failed one was cancelled)
+    assert sorted(a.values) == sorted(b.values) == [(0, 18), (1, 7 + 10), (2, 2 + 5 + 8 + 11)]
+    assert _signals(a) == _signals(b)
