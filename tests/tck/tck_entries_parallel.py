@@ -3,11 +3,8 @@ exactly ``n`` elements. Extra verification of the rail joins (``sorted``, ``redu
 ``to_sorted_list``), of ``sequential_delay_error`` and of the per-rail stages that end in
 ``sequential()``.
 
-They are ``PARALLEL_ENTRIES``, not ``ENTRIES``: ``tests/meta/test_tck_coverage.py`` rejects a line
-whose name is not a Flowable method (or one of its listed prefixes), and these name ParallelFlowable
-chains. ``tests/operators/test_parallel_reduce_collect_sorted.py`` runs them through the kit; once
-the meta check accepts the ``parallel_`` prefix, ``ENTRIES = PARALLEL_ENTRIES`` moves them into the
-library's table (test_tck_library.py) instead."""
+``tests/meta/test_tck_coverage.py`` accepts their ``parallel_`` prefix: they name ParallelFlowable
+chains, not Flowable methods."""
 
 from __future__ import annotations
 
@@ -37,7 +34,7 @@ def _one_per_rail(n: int) -> Flowable[list[int]]:
     return _r(n).parallel(max(n, 1)).collect(list, list.append).sequential().filter(bool)
 
 
-PARALLEL_ENTRIES: dict[str, Entry] = {
+ENTRIES: dict[str, Entry] = {
     # sorted emits every element, in order, as requested: an n-element Publisher
     "parallel_sorted": Entry(lambda n: _r(n).map(lambda x: n - 1 - x).parallel(2).run_on(schedulers.computation()).sorted(),
                              max_elements=100_000, asynchronous=True,
@@ -61,4 +58,3 @@ PARALLEL_ENTRIES: dict[str, Entry] = {
     "parallel_collect": Entry(_one_per_rail, max_elements=16),
 }
 
-ENTRIES: dict[str, Entry] = {}
