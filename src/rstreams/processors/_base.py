@@ -18,6 +18,7 @@ from typing import Any, Final, TypeVar, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicInt, AtomicRef
+from .._internal.drain import enter, leave
 from .._internal.subscriptions import set_once
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import MissingBackpressureError, NoneElementError
@@ -238,14 +239,14 @@ class SerializedProcessor(FlowableProcessor[T]):
                 return
         else:
             self._queue.append(signal)
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
             missed = 1
         q = self._queue
         while True:
             while q:
                 self._deliver(q.popleft())
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 

@@ -468,7 +468,7 @@ class DemandReplayProcessor(ReplayProcessor[T]):
         # largest total demand and asks the upstream for the difference, so request() calls on the
         # upstream are serial (rule 2.7) and none is sent twice
         wip = self._req_wip
-        if wip.get_and_increment() != 0:
+        if not enter(wip):
             return
         missed = 1
         while True:
@@ -483,6 +483,6 @@ class DemandReplayProcessor(ReplayProcessor[T]):
                 if most > sent and sent < MAX_DEMAND:
                     self._sent = most
                     up.request(MAX_DEMAND if most >= MAX_DEMAND else most - sent)
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return

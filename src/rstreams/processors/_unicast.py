@@ -141,7 +141,7 @@ class UnicastProcessor(FlowableProcessor[T]):
         self._cancelled = True
         self._do_terminate()
         cancel(self._upstream)  # the only subscriber left: nobody can consume any more (rule 3.14)
-        if self._wip.get_and_increment() == 0:  # race: cancel vs drain; the owner clears
+        if enter(self._wip):  # race: cancel vs drain; the owner clears
             self._queue.clear()
             self._downstream = None  # rule 3.13
 

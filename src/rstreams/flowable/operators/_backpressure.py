@@ -47,7 +47,7 @@ from typing import Any, Final, Generic, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt
-from ..._internal.drain import pair_errors
+from ..._internal.drain import enter, leave, pair_errors
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, report_double_subscription
 from ..._spec import Subscriber, Subscription, null_element_message
@@ -278,7 +278,7 @@ class _QueueDrainSubscriber(Generic[T]):
             d.on_error(err)
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._drain_loop(False)
 
     def _drain_loop(self, upstream_thread: bool) -> None:
@@ -347,10 +347,7 @@ class _QueueDrainSubscriber(Generic[T]):
                 ):
                     # only the upstream's signal context (serial, rule 1.3) sets and reads the flag
                     self._direct = True
-            wip = self._wip
-            with wip._lock:  # add_and_get(-missed), inlined: once per pass, often once per item
-                missed = wip._value - missed
-                wip._value = missed
+            missed = leave(self._wip, missed)  # once per pass, often once per item
             if missed == 0:
                 return
 

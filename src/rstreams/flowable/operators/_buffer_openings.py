@@ -33,6 +33,7 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import enter, leave
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
@@ -236,7 +237,7 @@ class _BufferOpeningsSubscriber:
 
     def _drain(self) -> None:
         wip = self._wip
-        if wip.get_and_increment() != 0:
+        if not enter(wip):
             return
         missed = 1
         q = self._queue
@@ -266,7 +267,7 @@ class _BufferOpeningsSubscriber:
                         self._terminated = True
                         self._downstream = GONE
                         d.on_complete()
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 

@@ -21,7 +21,7 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import ErrorCollector, HalfSerializer
+from ..._internal.drain import ErrorCollector, HalfSerializer, enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import DeferredSubscription, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
@@ -156,12 +156,12 @@ class _CombineMain:
         self._cancelled = True
         for inner in self._inners:
             inner.cancel()
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._queue.clear()
         self._downstream = None
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         q = self._queue
@@ -203,7 +203,7 @@ class _CombineMain:
             if self._done and not q:
                 self._terminate(d)
                 return
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

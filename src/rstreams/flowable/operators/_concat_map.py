@@ -40,7 +40,7 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import TERMINATED, ErrorCollector
+from ..._internal.drain import TERMINATED, ErrorCollector, enter, leave
 from ..._internal.requests import MAX_DEMAND, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._internal.subscriptions import CANCELLED, SubscriptionArbiter, cancel, set_once
@@ -257,7 +257,7 @@ class _ConcatMapSubscriber:
         self._cancelled = True
         if self._hs.get_and_increment() == 0:
             self._deliver_terminal()
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._queue.clear()
 
     def _deliver_terminal(self) -> None:
@@ -291,12 +291,12 @@ class _ConcatMapSubscriber:
         errors = self._errors
         if errors is not None:
             errors.report_remaining()  # delayed errors nobody will receive (RxJava: undeliverable)
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._queue.clear()
 
     # the drain -------------------------------------------------------------------------------
     def _drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         queue = self._queue
@@ -387,7 +387,7 @@ class _ConcatMapSubscriber:
                 holding = False
                 if not self._hs_leave():
                     return
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

@@ -28,6 +28,7 @@ from typing import Any, Final, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
@@ -167,7 +168,7 @@ class _FlattenSubscriber:
 
     def _drain(self) -> None:
         wip = self._wip
-        if wip.get_and_increment() != 0:  # queue-drain: someone else drains and will see our work
+        if not enter(wip):  # queue-drain: someone else drains and will see our work
             return
         missed = 1
         d = self._downstream
@@ -270,7 +271,7 @@ class _FlattenSubscriber:
                     produced(requested, e)
                 if it is None or self._cancelled:
                     continue  # take the next upstream element, or terminate
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 

@@ -29,6 +29,7 @@ from typing import Any, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Publisher, Subscriber
@@ -97,7 +98,7 @@ class _MergeSubscription:
         if self._cancelled:
             return
         self._cancelled = True
-        if self._wip.get_and_increment() == 0:  # race: cancel vs a running drain (it cleans up)
+        if enter(self._wip):  # race: cancel vs a running drain (it cleans up)
             self._cleanup()
 
     def _cleanup(self) -> None:
@@ -111,7 +112,7 @@ class _MergeSubscription:
 
     # the drain ---------------------------------------------------------------------------------
     def drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         requested = self._requested
@@ -198,7 +199,7 @@ class _MergeSubscription:
                 return
             if again:
                 continue
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

@@ -25,6 +25,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH
 from ..._spec import Subscriber
 from .._base import as_flowable
@@ -97,7 +98,7 @@ class _SequenceEqualCoordinator:
             self._scalar.complete(answer)
 
     def drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         a = self._a
@@ -148,7 +149,7 @@ class _SequenceEqualCoordinator:
                     continue
                 a.replenish(n)
                 b.replenish(n)
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

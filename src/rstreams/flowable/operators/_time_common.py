@@ -17,6 +17,7 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
@@ -131,7 +132,7 @@ class SerializedOut:
                 return
         else:
             self._queue.append((_NEXT, item))
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain()
 
@@ -154,7 +155,7 @@ class SerializedOut:
                 return
         else:
             self._queue.append((_RUN, fn))
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain()
 
@@ -186,14 +187,14 @@ class SerializedOut:
             plugins.on_error(error, "an error after the stream ended")
             return
         self._queue.append((_ERROR, error))
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._drain()
 
     def on_complete(self) -> None:
         if self._done:
             return
         self._queue.append((_COMPLETE, None))
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._drain()
 
     def _drain(self) -> None:
@@ -221,6 +222,6 @@ class SerializedOut:
                     self._done = True
                     self._downstream = NOOP
                     d.on_complete()
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return

@@ -38,6 +38,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.requests import MAX_DEMAND, add_cap, add_request, mul_cap, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Publisher, Subscriber, Subscription
@@ -244,7 +245,7 @@ class _WindowSubscriber:
 
     def _drain(self) -> None:
         wip = self._wip
-        if wip.get_and_increment() != 0:
+        if not enter(wip):
             return
         missed = 1
         out = self._out
@@ -284,7 +285,7 @@ class _WindowSubscriber:
                         d.on_complete()
                     else:
                         d.on_error(self._error)
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 

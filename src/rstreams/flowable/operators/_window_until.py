@@ -48,6 +48,7 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
@@ -284,7 +285,7 @@ class _WindowPredicateSubscriber:
 
     def _drain(self) -> None:
         wip = self._wip
-        if wip.get_and_increment() != 0:
+        if not enter(wip):
             return
         missed = 1
         out = self._out
@@ -328,7 +329,7 @@ class _WindowPredicateSubscriber:
                         d.on_complete()
                     else:
                         d.on_error(self._error)
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 
