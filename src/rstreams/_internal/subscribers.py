@@ -71,12 +71,12 @@ class StrictSubscriber(Generic[T]):
 
     _rs_no_wrap = True
     __slots__ = (
-        "_actual", "_upstream", "_missed", "_lock", "_emitting", "_terminal", "_error", "_done",
+        "_downstream", "_upstream", "_missed", "_lock", "_emitting", "_terminal", "_error", "_done",
         "_once", "__weakref__",
     )
 
     def __init__(self, actual: Subscriber[T]) -> None:
-        self._actual: Subscriber[T] | None = actual
+        self._downstream: Subscriber[T] | None = actual  # the foreign subscriber
         self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)
         self._missed = AtomicInt(0)
         self._lock = threading.Lock()  # race: on_next on the upstream thread vs a terminal from another
@@ -94,11 +94,11 @@ class StrictSubscriber(Generic[T]):
             # rule 2.12: a second on_subscribe. Cancel it (rule 2.5) and end the stream.
             subscription.cancel()
             self._cancel_upstream()
-            who = type(self._actual).__name__ if self._actual is not None else "a subscriber"
+            who = type(self._downstream).__name__ if self._downstream is not None else "a subscriber"
             self.on_error(ProtocolViolationError("2.12", f"on_subscribe was called more than once (on {who})"))
             return
         deferred_set_once(self._upstream, self._missed, subscription, "StrictSubscriber")
-        actual = self._actual
+        actual = self._downstream
         if actual is None:
             return
         try:
@@ -141,7 +141,7 @@ class StrictSubscriber(Generic[T]):
             self._emitting = False
             self._deliver_terminal()
             return
-        actual = self._actual
+        actual = self._downstream
         if actual is not None:
             try:
                 actual.on_next(item)
@@ -158,7 +158,7 @@ class StrictSubscriber(Generic[T]):
         if self._done:
             return
         self._emitting = True
-        actual = self._actual
+        actual = self._downstream
         if actual is not None:
             on_next = actual.on_next
             for x in items:
@@ -182,7 +182,7 @@ class StrictSubscriber(Generic[T]):
     on_next_batch = _on_next_batch_ordered if SEQUENTIAL_ATTRIBUTES else _on_next_batch_locked
 
     def _call_next(self, item: T) -> None:
-        actual = self._actual
+        actual = self._downstream
         if actual is not None:
             try:
                 actual.on_next(item)
@@ -218,8 +218,8 @@ class StrictSubscriber(Generic[T]):
             if self._done:
                 return
             self._done = True
-            actual = self._actual
-            self._actual = None  # rule 3.13: drop the reference once terminated
+            actual = self._downstream
+            self._downstream = None  # rule 3.13: drop the reference once terminated
             e = self._error
             self._error = None
         self._upstream.set(CANCELLED)  # rules 1.6 / 2.4: the subscription is now cancelled
@@ -240,7 +240,7 @@ class StrictSubscriber(Generic[T]):
     def _subscriber_raised(self, error: BaseException, where: str) -> None:
         # rule 2.13: consider the subscription cancelled, stop signalling, report the error.
         self._done = True
-        self._actual = None
+        self._downstream = None
         self._cancel_upstream()
         plugins.on_error(error, f"the Subscriber raised from {where} (rule 2.13); the subscription was cancelled")
 
@@ -260,12 +260,12 @@ class StrictSubscriber(Generic[T]):
         deferred_request(self._upstream, self._missed, n if n < MAX_DEMAND else MAX_DEMAND)
 
     def cancel(self) -> None:
-        self._actual = None  # rule 3.13: drop the subscriber
+        self._downstream = None  # rule 3.13: drop the subscriber
         self._done = True
         self._cancel_upstream()
 
     def __repr__(self) -> str:
-        return f"StrictSubscriber({self._actual!r})"
+        return f"StrictSubscriber({self._downstream!r})"
 
 
 def _both(
