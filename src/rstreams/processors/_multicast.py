@@ -24,6 +24,7 @@ from collections import deque
 from typing import Any, Generic, TypeVar, final
 
 from .._internal import plugins
+from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.drain import enter, leave
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
@@ -132,12 +133,7 @@ class MulticastProcessor(SubscriberSet[T]):
 
     def __init__(self, buffer_size: int = 128, ref_count: bool = False) -> None:
         super().__init__()
-        if not isinstance(buffer_size, int) or isinstance(buffer_size, bool):
-            raise TypeError(
-                f"MulticastProcessor.create(): buffer_size must be an int, got {type(buffer_size).__name__}"
-            )
-        if buffer_size <= 0:
-            raise ValueError(f"MulticastProcessor.create(): buffer_size must be > 0, got {buffer_size}")
+        positive_int("MulticastProcessor.create", "buffer_size", buffer_size)
         self._buffer_size = buffer_size
         self._limit = buffer_size - (buffer_size >> 2)  # replenish at 75% (seed 004)
         self._ref_count = bool(ref_count)

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, final
 
 from .._internal import plugins
+from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.drain import enter, leave
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
@@ -301,12 +302,7 @@ class ReplayProcessor(SubscriberSet[T]):  # not final: replay()'s DemandReplayPr
     ) -> None:
         super().__init__()
         if max_size is not None:
-            if not isinstance(max_size, int) or isinstance(max_size, bool):
-                raise TypeError(
-                    f"ReplayProcessor.create(): max_size must be an int, got {type(max_size).__name__}"
-                )
-            if max_size <= 0:
-                raise ValueError(f"ReplayProcessor.create(): max_size must be > 0, got {max_size}")
+            positive_int("ReplayProcessor.create", "max_size", max_size)
         clock: Callable[[], float] | None = None
         if max_age is not None:
             if isinstance(max_age, bool) or not isinstance(max_age, int | float):

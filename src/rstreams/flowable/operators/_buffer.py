@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from itertools import islice
 from typing import Any, TypeVar, final
 
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicFlag
 from ..._internal.requests import add_cap, mul_cap
 from ..._spec import Publisher, Subscriber
@@ -42,14 +43,6 @@ from ._buffer_openings import buffer_openings
 __all__ = ["buffer"]
 
 T = TypeVar("T")
-
-
-def _check_positive(name: str, what: str, n: object) -> int:
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"buffer(): {what} must be an int, got {type(n).__name__}")
-    if n <= 0:
-        raise ValueError(f"buffer(): {what} must be > 0, got {n}")
-    return n
 
 
 def _is_bad(n: int) -> bool:
@@ -273,8 +266,8 @@ def buffer(
         )
     if callable(skip):
         raise TypeError("buffer(): a closing selector needs an openings Publisher as the first argument")
-    c = _check_positive("buffer", "count", count)
-    s = c if skip is None else _check_positive("buffer", "skip", skip)
+    c = positive_int("buffer", "count", count)
+    s = c if skip is None else positive_int("buffer", "skip", skip)
     fz = source._fused()
     if fz is not None and s == c:
         up = fz.sizer

@@ -39,6 +39,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import TERMINATED, ErrorCollector, enter, leave
 from ..._internal.requests import MAX_DEMAND, validate_request
@@ -484,10 +485,7 @@ def concat_map(
     op = "concat_map_delay_error" if delay_error else "concat_map"
     if not callable(mapper):
         raise TypeError(f"{op}(): mapper must be callable, got {type(mapper).__name__}")
-    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
-        raise TypeError(f"{op}(): prefetch must be an int, got {type(prefetch).__name__}")
-    if prefetch <= 0:
-        raise ValueError(f"{op}(): prefetch must be > 0, got {prefetch}")
+    positive_int(op, "prefetch", prefetch)
     if not isinstance(delay_error, bool):
         raise TypeError(f"{op}(): delay_error must be a bool, got {type(delay_error).__name__}")
     if not isinstance(till_the_end, bool):

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, final
 
+from ..._internal.arguments import non_negative_int
 from ..._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from ..._internal.subscribers import Disposable
 from ..._spec import Subscriber
@@ -159,10 +160,7 @@ class ConnectableFlowable(Flowable[T]):
 
         Backpressure: that of the connectable.
         """
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise TypeError(f"auto_connect(): n must be an int, got {type(n).__name__}")
-        if n < 0:
-            raise ValueError(f"auto_connect(): n must be >= 0, got {n}")
+        non_negative_int("auto_connect", "n", n)
         if on_connect is not None and not callable(on_connect):
             raise TypeError(f"auto_connect(): on_connect must be callable, got {type(on_connect).__name__}")
         if n == 0:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, final
 
+from ..._internal.arguments import positive_int
 from ..._internal.requests import DEFAULT_PREFETCH
 from ..._internal.subscriptions import error_empty
 from ..._spec import Publisher, Subscriber
@@ -108,8 +109,5 @@ def publish_selector(
 ) -> Flowable[R]:
     if not callable(selector):
         raise TypeError(f"publish(): selector must be callable, got {type(selector).__name__}")
-    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
-        raise TypeError(f"publish(): prefetch must be an int, got {type(prefetch).__name__}")
-    if prefetch <= 0:
-        raise ValueError(f"publish(): prefetch must be > 0, got {prefetch}")
+    positive_int("publish", "prefetch", prefetch)
     return _PublishSelectorFlowable(source, selector, prefetch)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any, Final, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import enter, leave
 from ..._internal.subscribers import NOOP_SUBSCRIBER
@@ -49,11 +50,8 @@ def check_duration(op: str, duration: object, name: str = "duration", *, positiv
 
 
 def check_count(op: str, count: object, name: str = "count") -> int:
-    if isinstance(count, bool) or not isinstance(count, int):
-        raise TypeError(f"{op}(): {name} must be an int, got {type(count).__name__}")
-    if count <= 0:
-        raise ValueError(f"{op}(): {name} must be > 0, got {count}")
-    return count
+    """:func:`~rstreams._internal.arguments.positive_int` in the argument order of the time operators."""
+    return positive_int(op, name, count)
 
 
 def missing_backpressure(op: str, what: str, fix: str | None = None) -> MissingBackpressureError:
