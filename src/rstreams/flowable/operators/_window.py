@@ -54,7 +54,7 @@ from ._time_common import (
 from ._timed_chunks import TimedChunks
 from ._unicast_group import UnicastGroup
 
-__all__ = ["window", "window_timed", "UnicastWindow"]
+__all__ = ["window", "window_timed", "UnicastWindow", "WindowMain"]
 
 T = TypeVar("T")
 
@@ -123,20 +123,21 @@ class _LiveCount:
             self._cancel_upstream()
 
 
-# ---------------------------------------------------------------------------------------------
-# window(count, skip)
+class WindowMain:
+    """The main output of the operators that emit windows under main demand (``window(count,
+    skip)``, ``window_until``/``window_while``): opened windows wait in ``_out`` and a queue-drain
+    (race: the upstream thread vs the downstream's ``request``) emits them as demand allows.
 
+    A window nobody subscribed by the time the main ``on_next`` returned is abandoned
+    (:meth:`_abandoned`). A rule 3.9 error is delivered by the drain owner (:meth:`_refuse`), serial
+    with the windows the drain emits on the upstream thread (rule 1.3). Subclasses set their
+    ``__slots__`` and call ``WindowMain.__init__``.
+    """
 
-@final
-class _WindowSubscriber:
     _rs_no_wrap = True
     __slots__ = (
         "_downstream",
         "_upstream",
-        "_count",
-        "_skip",
-        "_open",
-        "_index",
         "_out",
         "_requested",
         "_wip",
@@ -150,13 +151,9 @@ class _WindowSubscriber:
         "__weakref__",
     )
 
-    def __init__(self, downstream: Subscriber[Any], count: int, skip: int) -> None:
+    def __init__(self, downstream: Subscriber[Any]) -> None:
         self._downstream: Subscriber[Any] = downstream
         self._upstream: Subscription = CANCELLED
-        self._count = count
-        self._skip = skip
-        self._open: deque[list[Any]] = deque()  # [window state, size] of the open windows (upstream thread)
-        self._index = 0
         self._out: deque[UnicastWindow[Any]] = deque()  # windows waiting for main demand
         self._requested = AtomicInt(0)  # race: request vs drain
         self._wip = AtomicInt(0)  # race: upstream thread vs request thread (main queue-drain)
@@ -177,6 +174,88 @@ class _WindowSubscriber:
             return
         self._upstream = subscription
         self._downstream.on_subscribe(self)
+
+    def request(self, n: int) -> None:  # pragma: no cover - every subclass translates demand
+        raise NotImplementedError
+
+    def _refuse(self, error: BaseException) -> None:
+        """A bad ``request`` amount (rule 3.9): the drain owner signals it."""
+        self._bad = error
+        if self._main_cancelled.try_set():
+            self._live.release()
+        self._drain()
+
+    def cancel(self) -> None:
+        if self._main_cancelled.try_set():
+            self._downstream = GONE  # rule 3.13
+            self._live.release()
+            self._drain()
+
+    def _abandoned(self, ws: UnicastGroup) -> None:
+        """An emitted window nobody subscribed: it no longer keeps the upstream alive."""
+        ws.release()
+
+    def _drain(self) -> None:
+        wip = self._wip
+        if not enter(wip):
+            return
+        missed = 1
+        out = self._out
+        requested = self._requested
+        while True:
+            if self._main_cancelled.is_set():
+                # windows opened but never emitted can never be subscribed now: cancel them, so
+                # they stop keeping the upstream alive (_live; their drains credit what they hold)
+                while out:
+                    out.popleft()._state.cancel()
+                bad = self._bad
+                if bad is not None and not self._terminated:
+                    self._terminated = True
+                    d = self._downstream
+                    self._downstream = GONE  # rule 3.13
+                    d.on_error(bad)
+            elif not self._terminated:
+                d = self._downstream
+                done = self._done
+                if done and self._error is not None:
+                    out.clear()
+                r = requested.get()
+                e = 0
+                while out and (r >= MAX_DEMAND or e < r):
+                    w = out.popleft()
+                    d.on_next(w)
+                    e += 1
+                    ws = w._state
+                    if ws.try_abandon():
+                        self._abandoned(ws)
+                if e and r < MAX_DEMAND:
+                    produced(requested, e)
+                if done and not out:
+                    self._terminated = True
+                    self._downstream = GONE
+                    if self._error is None:
+                        d.on_complete()
+                    else:
+                        d.on_error(self._error)
+            missed = leave(wip, missed)
+            if missed == 0:
+                return
+
+
+# ---------------------------------------------------------------------------------------------
+# window(count, skip)
+
+
+@final
+class _WindowSubscriber(WindowMain):
+    __slots__ = ("_count", "_skip", "_open", "_index")
+
+    def __init__(self, downstream: Subscriber[Any], count: int, skip: int) -> None:
+        WindowMain.__init__(self, downstream)
+        self._count = count
+        self._skip = skip
+        self._open: deque[list[Any]] = deque()  # [window state, size] of the open windows (upstream thread)
+        self._index = 0
 
     def on_next(self, item: Any) -> None:
         if self._done:
@@ -223,12 +302,7 @@ class _WindowSubscriber:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                # rule 3.9, delivered by the drain owner: serial with the windows the drain is
-                # emitting on the upstream thread (rule 1.3; it used to be signalled from here)
-                self._bad = err
-                if self._main_cancelled.try_set():
-                    self._live.release()
-                self._drain()
+                self._refuse(err)
                 return
         add_request(self._requested, n)
         if self._first.try_set():
@@ -236,58 +310,6 @@ class _WindowSubscriber:
         else:
             self._upstream.request(mul_cap(self._skip, n))
         self._drain()
-
-    def cancel(self) -> None:
-        if self._main_cancelled.try_set():
-            self._downstream = GONE  # rule 3.13
-            self._live.release()
-            self._drain()
-
-    def _drain(self) -> None:
-        wip = self._wip
-        if not enter(wip):
-            return
-        missed = 1
-        out = self._out
-        requested = self._requested
-        while True:
-            if self._main_cancelled.is_set():
-                # windows opened but never emitted can never be subscribed now: cancel them, so
-                # they stop keeping the upstream alive (_live); it leaked when only they were left
-                while out:
-                    out.popleft()._state.cancel()
-                bad = self._bad
-                if bad is not None and not self._terminated:
-                    self._terminated = True
-                    d = self._downstream
-                    self._downstream = GONE  # rule 3.13
-                    d.on_error(bad)
-            elif not self._terminated:
-                d = self._downstream
-                done = self._done
-                if done and self._error is not None:
-                    out.clear()
-                r = requested.get()
-                e = 0
-                while out and (r >= MAX_DEMAND or e < r):
-                    w = out.popleft()
-                    d.on_next(w)
-                    e += 1
-                    ws = w._state
-                    if ws.try_abandon():
-                        ws.release()  # nobody subscribed: it does not keep the upstream alive
-                if e and r < MAX_DEMAND:
-                    produced(requested, e)
-                if done and not out:
-                    self._terminated = True
-                    self._downstream = GONE
-                    if self._error is None:
-                        d.on_complete()
-                    else:
-                        d.on_error(self._error)
-            missed = leave(wip, missed)
-            if missed == 0:
-                return
 
 
 @final

@@ -42,21 +42,17 @@ yet released; at zero the upstream is cancelled (race: main cancel vs window can
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicFlag, AtomicInt
-from ..._internal.drain import enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED
-from ..._spec import Subscriber, Subscription
+from ..._internal.atomics import AtomicInt
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, validate_request
+from ..._spec import Subscriber
 from .._flowable import Flowable
-from ._boundary_common import GONE
 from ._time_common import check_count
 from ._unicast_group import UnicastGroup
-from ._window import UnicastWindow, _LiveCount
+from ._window import UnicastWindow, WindowMain
 
 __all__ = ["window_until", "window_while"]
 
@@ -68,38 +64,13 @@ _WHILE: Final = 2
 
 
 @final
-class _WindowPredicateSubscriber:
-    _rs_no_wrap = True
-    __slots__ = (
-        "_downstream",
-        "_upstream",
-        "_predicate",
-        "_mode",
-        "_op",
-        "_prefetch",
-        "_limit",
-        "_credit",
-        "_window",
-        "_run",
-        "_run_n",
-        "_out",
-        "_requested",
-        "_wip",
-        "_first",
-        "_main_cancelled",
-        "_live",
-        "_done",
-        "_error",
-        "_terminated",
-        "_bad",
-        "__weakref__",
-    )
+class _WindowPredicateSubscriber(WindowMain):
+    __slots__ = ("_predicate", "_mode", "_op", "_prefetch", "_limit", "_credit", "_window", "_run", "_run_n")
 
     def __init__(
         self, downstream: Subscriber[Any], predicate: Callable[[Any], object], mode: int, prefetch: int, op: str
     ) -> None:
-        self._downstream: Subscriber[Any] = downstream
-        self._upstream: Subscription = CANCELLED
+        WindowMain.__init__(self, downstream)  # _first: the prefetch is requested once
         self._predicate = predicate
         self._mode = mode
         self._op = op
@@ -109,19 +80,6 @@ class _WindowPredicateSubscriber:
         self._window: UnicastGroup | None = None  # the open window (upstream thread only)
         self._run: UnicastGroup | None = None  # the window with pushed, undrained elements (upstream thread)
         self._run_n = 0
-        self._out: deque[UnicastWindow[Any]] = deque()  # windows waiting for main demand
-        self._requested = AtomicInt(0)  # race: request vs drain
-        self._wip = AtomicInt(0)  # race: upstream thread vs request thread (main queue-drain)
-        self._first = AtomicFlag()  # race: concurrent first requests (prefetch requested once)
-        self._main_cancelled = AtomicFlag()
-        self._live = _LiveCount(self._cancel_upstream)
-        self._done = False
-        self._error: BaseException | None = None
-        self._terminated = False  # touched only by the drain owner
-        self._bad: BaseException | None = None  # a rule 3.9 error, delivered by the drain
-
-    def _cancel_upstream(self) -> None:
-        self._upstream.cancel()
 
     # -- credits ---------------------------------------------------------------------------------
     def consumed(self, n: int) -> None:
@@ -135,13 +93,6 @@ class _WindowPredicateSubscriber:
                 self._upstream.request(k)
 
     # -- upstream side ---------------------------------------------------------------------------
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        self._downstream.on_subscribe(self)
-
     def _open(self) -> UnicastGroup | None:
         """Open a new window and queue it for the main subscriber (upstream thread)."""
         if self._main_cancelled.is_set():
@@ -266,72 +217,19 @@ class _WindowPredicateSubscriber:
         if type(n) is not int or n <= 0:
             err = validate_request(n)
             if err is not None:
-                # rule 3.9, delivered by the drain owner: serial with a window being emitted
-                self._bad = err
-                if self._main_cancelled.try_set():
-                    self._live.release()
-                self._drain()
+                self._refuse(err)
                 return
         add_request(self._requested, n)
         if not self._first.is_set() and self._first.try_set():
             self._upstream.request(self._prefetch)
         self._drain()
 
-    def cancel(self) -> None:
-        if self._main_cancelled.try_set():
-            self._downstream = GONE  # rule 3.13
-            self._live.release()
-            self._drain()
-
-    def _drain(self) -> None:
-        wip = self._wip
-        if not enter(wip):
-            return
-        missed = 1
-        out = self._out
-        requested = self._requested
-        while True:
-            if self._main_cancelled.is_set():
-                # windows never emitted can never be subscribed now: cancel them (their drains
-                # credit their queued elements; they stop keeping the upstream alive)
-                while out:
-                    out.popleft()._state.cancel()
-                bad = self._bad
-                if bad is not None and not self._terminated:
-                    self._terminated = True
-                    d = self._downstream
-                    self._downstream = GONE  # rule 3.13
-                    d.on_error(bad)
-            elif not self._terminated:
-                d = self._downstream
-                done = self._done
-                if done and self._error is not None:
-                    out.clear()
-                r = requested.get()
-                e = 0
-                while out and (r >= MAX_DEMAND or e < r):
-                    w = out.popleft()
-                    d.on_next(w)
-                    e += 1
-                    ws = w._state
-                    if ws.try_abandon():
-                        # nobody subscribed: it no longer holds back nor keeps the upstream alive
-                        ws.replenish = None
-                        q = ws.q
-                        self.consumed(len(q) if q else 0)
-                        ws.release()
-                if e and r < MAX_DEMAND:
-                    produced(requested, e)
-                if done and not out:
-                    self._terminated = True
-                    self._downstream = GONE
-                    if self._error is None:
-                        d.on_complete()
-                    else:
-                        d.on_error(self._error)
-            missed = leave(wip, missed)
-            if missed == 0:
-                return
+    def _abandoned(self, ws: UnicastGroup) -> None:
+        # nobody subscribed: it no longer holds back nor keeps the upstream alive
+        ws.replenish = None
+        q = ws.q
+        self.consumed(len(q) if q else 0)
+        ws.release()
 
 
 @final
