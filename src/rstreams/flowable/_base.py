@@ -20,7 +20,7 @@ from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber"]
+__all__ = ["BasicSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -85,6 +85,19 @@ class BasicSubscriber(Generic[T, R]):
 
     def cancel(self) -> None:
         self.upstream.cancel()
+
+
+class PassThroughSubscriber(BasicSubscriber[T, T]):
+    """Passes elements on untouched; subclasses watch or change the other signals (``do_on_*``,
+    ``do_finally``...). Nothing goes on after a terminal signal (rule 1.7), even from a faulty
+    upstream."""
+
+    __slots__ = ()
+
+    def on_next(self, item: T) -> None:
+        if self.done:
+            return
+        self.downstream.on_next(item)
 
 
 def as_flowable(op: str, source: object) -> Flowable[Any]:

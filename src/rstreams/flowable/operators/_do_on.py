@@ -30,7 +30,7 @@ from ..._internal.atomics import AtomicFlag
 from ..._internal.drain import pair_errors
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Subscriber, Subscription
-from .._base import BasicSubscriber, transparent_subscriber
+from .._base import BasicSubscriber, PassThroughSubscriber, transparent_subscriber
 from .._flowable import Flowable
 
 __all__ = [
@@ -46,13 +46,19 @@ __all__ = [
 T = TypeVar("T")
 
 
-@final
-class _DoOnNextSubscriber(BasicSubscriber[T, T]):
+class _CallbackSubscriber(PassThroughSubscriber[T]):
+    """Holds the user callback ``_fn`` of a ``do_*`` operator; elements pass through untouched."""
+
     __slots__ = ("_fn",)
 
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[T], Any]) -> None:
+    def __init__(self, downstream: Subscriber[T], fn: Callable[..., Any]) -> None:
         super().__init__(downstream)
         self._fn = fn
+
+
+@final
+class _DoOnNextSubscriber(_CallbackSubscriber[T]):
+    __slots__ = ()
 
     def on_next(self, item: T) -> None:
         if self.done:
@@ -66,17 +72,9 @@ class _DoOnNextSubscriber(BasicSubscriber[T, T]):
 
 
 @final
-class _DoOnErrorSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_fn",)
+class _DoOnErrorSubscriber(_CallbackSubscriber[T]):
+    __slots__ = ()
 
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[BaseException], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
-
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if self.done:
@@ -90,17 +88,9 @@ class _DoOnErrorSubscriber(BasicSubscriber[T, T]):
 
 
 @final
-class _DoOnCompleteSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_fn",)
+class _DoOnCompleteSubscriber(_CallbackSubscriber[T]):
+    __slots__ = ()
 
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
-
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def on_complete(self) -> None:
         if self.done:
@@ -114,12 +104,8 @@ class _DoOnCompleteSubscriber(BasicSubscriber[T, T]):
 
 
 @final
-class _DoOnSubscribeSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_fn",)
-
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[Subscription], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
+class _DoOnSubscribeSubscriber(_CallbackSubscriber[T]):
+    __slots__ = ()
 
     def on_subscribe(self, subscription: Subscription) -> None:
         if self.upstream is CANCELLED and not self.done:
@@ -133,24 +119,12 @@ class _DoOnSubscribeSubscriber(BasicSubscriber[T, T]):
                 return
         super().on_subscribe(subscription)
 
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return
-        self.downstream.on_next(item)
 
 
 @final
-class _DoOnRequestSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_fn",)
+class _DoOnRequestSubscriber(_CallbackSubscriber[T]):
+    __slots__ = ()
 
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[int], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
-
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def request(self, n: int) -> None:
         try:
@@ -161,18 +135,13 @@ class _DoOnRequestSubscriber(BasicSubscriber[T, T]):
 
 
 @final
-class _DoOnCancelSubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_fn", "_once")
+class _DoOnCancelSubscriber(_CallbackSubscriber[T]):
+    __slots__ = ("_once",)
 
     def __init__(self, downstream: Subscriber[T], fn: Callable[[], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
+        super().__init__(downstream, fn)
         self._once = AtomicFlag()  # race: two cancel calls (rule 3.5: cancel is idempotent)
 
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def cancel(self) -> None:
         # rule 2.4: after on_error/on_complete the subscription counts as cancelled, so a late
@@ -186,12 +155,11 @@ class _DoOnCancelSubscriber(BasicSubscriber[T, T]):
 
 
 @final
-class _DoFinallySubscriber(BasicSubscriber[T, T]):
-    __slots__ = ("_fn", "_once")
+class _DoFinallySubscriber(_CallbackSubscriber[T]):
+    __slots__ = ("_once",)
 
     def __init__(self, downstream: Subscriber[T], fn: Callable[[], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
+        super().__init__(downstream, fn)
         self._once = AtomicFlag()  # race: cancel (downstream thread) vs terminal (upstream thread)
 
     def _run(self) -> None:
@@ -201,10 +169,6 @@ class _DoFinallySubscriber(BasicSubscriber[T, T]):
             except Exception as e:
                 plugins.on_error(e, "do_finally(): the callback raised")
 
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         super().on_error(error)
@@ -220,15 +184,11 @@ class _DoFinallySubscriber(BasicSubscriber[T, T]):
 
 
 @final
-class _DoAfterTerminateSubscriber(BasicSubscriber[T, T]):
+class _DoAfterTerminateSubscriber(_CallbackSubscriber[T]):
     """RxJava's ``doAfterTerminate``: ``fn`` runs after the downstream's on_complete/on_error
     returned (not on cancel); a raising ``fn`` goes to the plugins hook (the stream has ended)."""
 
-    __slots__ = ("_fn",)
-
-    def __init__(self, downstream: Subscriber[T], fn: Callable[[], Any]) -> None:
-        super().__init__(downstream)
-        self._fn = fn
+    __slots__ = ()
 
     def _run(self) -> None:
         try:
@@ -236,10 +196,6 @@ class _DoAfterTerminateSubscriber(BasicSubscriber[T, T]):
         except Exception as e:
             plugins.on_error(e, "do_after_terminate(): the callback raised")
 
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if self.done:

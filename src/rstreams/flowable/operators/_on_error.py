@@ -25,7 +25,7 @@ from ..._internal.drain import pair_errors, post_complete, post_complete_request
 from ..._internal.requests import produced, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER, ArbiterSubscriber
 from ..._spec import Publisher, Subscriber
-from .._base import BasicSubscriber, as_flowable, none_result_error
+from .._base import PassThroughSubscriber, as_flowable, none_result_error
 from .._flowable import Flowable
 
 __all__ = ["on_error_return", "on_error_resume_next", "on_error_complete"]
@@ -38,15 +38,10 @@ def _both(op: str, original: BaseException, raised: BaseException) -> BaseExcept
     return pair_errors(original, raised, f"{op}(): the error handler raised while handling an error")
 
 
-class _ValidatingSubscriber(BasicSubscriber[T, T]):
+class _ValidatingSubscriber(PassThroughSubscriber[T]):
     """Passes elements through; validates request amounts before forwarding them (rule 3.9)."""
 
     __slots__ = ()
-
-    def on_next(self, item: T) -> None:
-        if self.done:
-            return  # rule 1.7: nothing after the terminal signal, even from a faulty upstream
-        self.downstream.on_next(item)
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:

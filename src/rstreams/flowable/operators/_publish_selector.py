@@ -22,7 +22,7 @@ from ..._internal.arguments import positive_int
 from ..._internal.requests import DEFAULT_PREFETCH
 from ..._internal.subscriptions import error_empty
 from ..._spec import Publisher, Subscriber
-from .._base import BasicSubscriber, none_result_error
+from .._base import PassThroughSubscriber, none_result_error
 from .._flowable import Flowable
 
 __all__ = ["publish_selector"]
@@ -48,7 +48,7 @@ class _View(Flowable[T]):
 
 
 @final
-class _OutputSubscriber(BasicSubscriber[R, R]):
+class _OutputSubscriber(PassThroughSubscriber[R]):
     """The selector result's subscriber: a terminal signal or a cancel disconnects the source."""
 
     __slots__ = ("_processor",)
@@ -56,11 +56,6 @@ class _OutputSubscriber(BasicSubscriber[R, R]):
     def __init__(self, downstream: Subscriber[R], processor: Any) -> None:
         super().__init__(downstream)
         self._processor = processor
-
-    def on_next(self, item: R) -> None:
-        if self.done:
-            return
-        self.downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         self._processor._disconnect()
