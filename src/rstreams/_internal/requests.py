@@ -31,6 +31,7 @@ __all__ = [
     "mul_cap",
     "validate_request",
     "add_request",
+    "request_or_error",
     "produced",
 ]
 
@@ -100,6 +101,31 @@ def add_request(requested: AtomicInt, n: int) -> int:
         new = old + n
         requested._value = MAX_DEMAND if new >= MAX_DEMAND else new
         return old
+
+
+def request_or_error(requested: AtomicInt, n: object) -> BadRequestError | None:
+    """The prologue and the accounting of a ``request(n)`` in one call: a legal ``n`` is added to
+    ``requested`` as :func:`add_request` does (None is returned); an illegal one adds nothing and
+    its rule 3.9 error is returned for the caller to signal its own way.
+
+    Example::
+
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._bad = err   # delivered by the drain
+        self._drain()
+    """
+    if type(n) is not int or n <= 0:  # a positive int skips the call
+        err = validate_request(n)
+        if err is not None:
+            return err
+    with requested._lock:  # add_request's body: one call per request, as before (race: concurrent requests)
+        old = requested._value
+        if old >= MAX_DEMAND or old < 0:
+            return None
+        new = old + n  # type: ignore[operator]  # n is a legal int here
+        requested._value = MAX_DEMAND if new >= MAX_DEMAND else new
+    return None
 
 
 def take_one(requested: AtomicInt) -> bool:

@@ -25,7 +25,7 @@ from collections import deque
 from typing import Any, Final, TypeVar, final
 
 from .._internal import plugins
-from .._internal.requests import MAX_DEMAND, add_request, validate_request
+from .._internal.requests import MAX_DEMAND, request_or_error
 from .._spec import Subscriber, Subscription
 from ..flowable._enums import NOTSET
 from ._base import SubscriberSet, check_error, check_item, missing_backpressure
@@ -61,12 +61,10 @@ class _BehaviorSubscription(PublishSubscription[T]):
         self.terminal: Any = None  # _COMPLETE or an exception, pending on the slow path
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._bad_request(err)
-                return
-        add_request(self.requested, n)
+        err = request_or_error(self.requested, n)
+        if err is not None:
+            self._bad_request(err)
+            return
         if not self.fast:
             self._drain()
 

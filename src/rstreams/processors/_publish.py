@@ -27,7 +27,7 @@ from typing import Any, Generic, TypeVar, final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.requests import MAX_DEMAND, add_request, validate_request
+from .._internal.requests import MAX_DEMAND, request_or_error
 from .._spec import Subscriber, Subscription
 from ._base import SubscriberSet, check_error, check_item, missing_backpressure
 
@@ -53,12 +53,10 @@ class PublishSubscription(Generic[T]):
 
     # -- Subscription ---------------------------------------------------------------------------
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._bad_request(err)
-                return
-        add_request(self.requested, n)
+        err = request_or_error(self.requested, n)
+        if err is not None:
+            self._bad_request(err)
+            return
 
     def cancel(self) -> None:
         if self.downstream is not None:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar, cast, final
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
 from .._internal.drain import enter, leave
-from .._internal.requests import MAX_DEMAND, add_request, validate_request
+from .._internal.requests import MAX_DEMAND, request_or_error
 from .._internal.subscriptions import cancel, error_empty, set_once
 from .._spec import Subscriber, Subscription
 from ..errors import ProtocolViolationError
@@ -126,13 +126,9 @@ class UnicastProcessor(FlowableProcessor[T]):
 
     # -- Subscription (the single subscriber's) -----------------------------------------------------
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._bad = err  # rule 3.9: delivered by the drain
-                self._drain()
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._bad = err  # rule 3.9: delivered by the drain
         self._drain()
 
     def cancel(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Subscriber, Subscription
 from ._time_common import NOOP, SerializedOut, missing_backpressure, none_refused
@@ -120,13 +120,11 @@ class DrivenBase:
         self._dispose_others()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self.cancel_all()
-                self._out.on_error(err)  # rule 3.9
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self.cancel_all()
+            self._out.on_error(err)  # rule 3.9
+            return
         self._on_request()
 
     def cancel(self) -> None:

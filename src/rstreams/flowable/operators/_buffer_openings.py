@@ -34,7 +34,7 @@ from typing import Any, Final, TypeVar, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import enter, leave
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
@@ -217,12 +217,10 @@ class _BufferOpeningsSubscriber:
 
     # -- downstream ------------------------------------------------------------------------------
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._fail(err)  # rule 3.9, delivered by the drain
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._fail(err)  # rule 3.9, delivered by the drain
+            return
         self._drain()
 
     def cancel(self) -> None:

@@ -22,7 +22,7 @@ from typing import Any, Final, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector, HalfSerializer, enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error, validate_request
 from ..._internal.subscriptions import DeferredSubscription, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import BasicSubscriber, none_result_error
@@ -140,14 +140,10 @@ class _CombineMain:
         self._drain()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._errors.add(err)
-                self._done = True
-                self._drain()
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._errors.add(err)
+            self._done = True
         self._drain()
 
     def cancel(self) -> None:

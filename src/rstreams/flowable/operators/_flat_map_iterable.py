@@ -29,7 +29,7 @@ from ..._internal import plugins
 from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from .._base import none_result_error
@@ -136,14 +136,10 @@ class _FlattenSubscriber:
     # Subscription side (downstream thread) ----------------------------------------------------
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: route through the drain so the error is serialized with emissions
-                self._bad = err
-                self._drain()
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            # rule 3.9: route through the drain so the error is serialized with emissions
+            self._bad = err
         self._drain()
 
     def cancel(self) -> None:

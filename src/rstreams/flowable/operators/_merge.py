@@ -30,7 +30,7 @@ from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Publisher, Subscriber
 from .._base import as_flowable
@@ -86,12 +86,10 @@ class _MergeSubscription:
             plugins.on_error(error, "merge: error after termination or a first error")
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:  # rule 3.9, delivered by the drain
-                self.inner_error(err)
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:  # rule 3.9, delivered by the drain
+            self.inner_error(err)
+            return
         self.drain()
 
     def cancel(self) -> None:

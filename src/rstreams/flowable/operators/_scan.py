@@ -25,7 +25,7 @@ from ..._internal import plugins
 from ..._internal.arguments import check_callable
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import enter, leave
-from ..._internal.requests import add_request, produced, validate_request
+from ..._internal.requests import produced, request_or_error
 from ..._spec import Subscriber
 from ...errors import NoneElementError
 from .._base import BasicSubscriber, none_result_error
@@ -132,14 +132,10 @@ class _ScanSeedSubscriber(BasicSubscriber[T, Any]):
         if self._seeded:
             self.upstream.request(n)  # after the seed: plain pass-through (the upstream validates)
             return
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: the upstream may not have been asked for anything yet; fail from the drain
-                self._bad = err
-                self._drain()
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            # rule 3.9: the upstream may not have been asked for anything yet; fail from the drain
+            self._bad = err
         self._drain()
 
     def cancel(self) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
 from ...schedulers import Worker
@@ -85,13 +85,11 @@ class TimedBase:
         self._out.on_error(error)
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self.cancel_all()
-                self._out.on_error(err)  # rule 3.9
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self.cancel_all()
+            self._out.on_error(err)  # rule 3.9
+            return
 
     def cancel_all(self) -> None:
         self._done = True

@@ -39,7 +39,7 @@ from typing import Any, TypeVar, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
 from ..._internal.drain import enter, leave
-from ..._internal.requests import MAX_DEMAND, add_cap, add_request, mul_cap, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, add_cap, mul_cap, produced, request_or_error
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Publisher, Subscriber, Subscription
 from ...schedulers import Scheduler, Worker
@@ -299,12 +299,10 @@ class _WindowSubscriber(WindowMain):
         self._drain()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._refuse(err)
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._refuse(err)
+            return
         if self._first.try_set():
             self._upstream.request(add_cap(self._count, mul_cap(self._skip, n - 1)))
         else:
@@ -419,13 +417,11 @@ class _WindowTimedSubscriber(TimedChunks):
             self._out.emit_error(error)
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self.cancel_quietly()
-                self._out.on_error(err)  # rule 3.9
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self.cancel_quietly()
+            self._out.on_error(err)  # rule 3.9
+            return
 
     def cancel_quietly(self) -> None:
         if self._main_cancelled.try_set():

@@ -27,7 +27,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import cancel
 from ..._spec import Publisher, Subscriber, Subscription
 from .._flowable import Flowable
@@ -177,14 +177,12 @@ class _WindowBoundarySubscriber(DrivenBase):
         self._out.detach()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                if self._main_cancelled.try_set():  # after a cancel, a request is a no-op (rule 3.6)
-                    self._live.release()
-                    self._out.run(lambda: self._bad_request(err))
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            if self._main_cancelled.try_set():  # after a cancel, a request is a no-op (rule 3.6)
+                self._live.release()
+                self._out.run(lambda: self._bad_request(err))
+            return
 
 
 @final

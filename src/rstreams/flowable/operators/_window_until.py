@@ -47,7 +47,7 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, request_or_error
 from ..._spec import Subscriber
 from .._flowable import Flowable
 from ._time_common import check_count
@@ -214,12 +214,10 @@ class _WindowPredicateSubscriber(WindowMain):
 
     # -- main subscription -----------------------------------------------------------------------
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._refuse(err)
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._refuse(err)
+            return
         if not self._first.is_set() and self._first.try_set():
             self._upstream.request(self._prefetch)
         self._drain()
