@@ -26,7 +26,6 @@ from typing import Any, Generic, TypeVar, final
 from .._internal import plugins
 from .._internal.arguments import positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.drain import enter, leave
 from .._internal.requests import MAX_DEMAND, add_request, validate_request
 from .._internal.subscriptions import EMPTY, cancel, set_once
 from .._spec import Subscriber, Subscription
@@ -275,7 +274,13 @@ class MulticastProcessor(SubscriberSet[T]):
     # -- the lockstep drain ------------------------------------------------------------------------
     def _drain(self) -> None:
         wip = self._wip
-        if not enter(wip):  # the queue-drain
+        # drain.enter/leave written out on the atomic's lock: this drain runs once per item (and per
+        # subscriber), where the two calls cost about 8% of the processor's per-item time (measured)
+        lock = wip._lock
+        with lock:  # enter (race: several signalling threads, one drainer)
+            w = wip._value
+            wip._value = w + 1
+        if w != 0:
             return
         missed = 1
         q = self._queue
@@ -325,7 +330,9 @@ class MulticastProcessor(SubscriberSet[T]):
             if self._done and (self._error is not None or not q):
                 self._finish()
                 return
-            missed = leave(wip, missed)  # 0: no work was signalled meanwhile
+            with lock:  # leave: 0 means no work was signalled meanwhile
+                missed = wip._value - missed
+                wip._value = missed
             if missed == 0:
                 return
 

@@ -200,7 +200,13 @@ class _ReplaySubscription(Generic[T]):
 
     def drain(self) -> None:
         wip = self.wip
-        if not enter(wip):  # the queue-drain (race: request vs writer notification vs cancel)
+        # drain.enter/leave written out on the atomic's lock: this drain runs once per item (and per
+        # subscriber), where the two calls cost about 8% of the processor's per-item time (measured)
+        lock = wip._lock
+        with lock:  # enter (race: request vs writer notification vs cancel)
+            w = wip._value
+            wip._value = w + 1
+        if w != 0:
             return
         missed = 1
         while True:
@@ -252,7 +258,9 @@ class _ReplaySubscription(Generic[T]):
             self.offset = off
             self.index = index
             self.emitted = e
-            missed = leave(wip, missed)  # 0: no work was signalled meanwhile
+            with lock:  # leave: 0 means no work was signalled meanwhile
+                missed = wip._value - missed
+                wip._value = missed
             if missed == 0:
                 return
 
