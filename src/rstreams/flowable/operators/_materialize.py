@@ -14,20 +14,16 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicInt
-from ..._internal.drain import post_complete, post_complete_request
-from ..._internal.requests import produced
 from ..._spec import Subscriber
 from ...errors import NoneElementError
 from .._base import BasicSubscriber, none_result_error
 from .._flowable import Flowable
-from ._on_error import _ValidatingSubscriber
+from ._on_error import HoldLastSubscriber
 
 __all__ = ["Notification", "materialize", "dematerialize"]
 
@@ -127,15 +123,8 @@ def _of_next_unchecked(value: Any) -> Notification[Any]:
 
 
 @final
-class _MaterializeSubscriber(_ValidatingSubscriber[Any]):
-    __slots__ = ("_emitted", "_requested", "_queue", "_cancelled")
-
-    def __init__(self, downstream: Subscriber[Any]) -> None:
-        super().__init__(downstream)
-        self._emitted = 0  # only the upstream's serial on_next touches it
-        self._requested = AtomicInt(0)  # demand + COMPLETED bit (race: request vs the terminal signal)
-        self._queue: deque[Notification[Any]] = deque()
-        self._cancelled = False
+class _MaterializeSubscriber(HoldLastSubscriber[Any]):
+    __slots__ = ()
 
     def on_next(self, item: Any) -> None:
         if self.done:
@@ -143,43 +132,16 @@ class _MaterializeSubscriber(_ValidatingSubscriber[Any]):
         self._emitted += 1
         self.downstream.on_next(_of_next_unchecked(item))
 
-    def _terminal(self, n: Notification[Any]) -> None:
-        self.done = True
-        e = self._emitted
-        if e:
-            produced(self._requested, e)
-        self._queue.append(n)
-        post_complete(self.downstream, self._queue, self._requested, self._is_cancelled)
-
     def on_error(self, error: BaseException) -> None:
         if self.done:
             plugins.on_error(error, "materialize: on_error after termination")
             return
-        self._terminal(Notification("on_error", None, error))
+        self._hold_last(Notification("on_error", None, error))
 
     def on_complete(self) -> None:
         if self.done:
             return
-        self._terminal(_COMPLETE)
-
-    def _is_cancelled(self) -> bool:
-        # called by the post-complete drain owner only (it drops the held notification; see
-        # _OnErrorReturnSubscriber._is_cancelled for the race this avoids)
-        if self._cancelled:
-            self._queue.clear()
-            return True
-        return False
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            super().request(n)  # rule 3.9
-            return
-        if post_complete_request(n, self.downstream, self._queue, self._requested, self._is_cancelled):
-            self.upstream.request(n)
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        super().cancel()
+        self._hold_last(_COMPLETE)
 
 
 @final

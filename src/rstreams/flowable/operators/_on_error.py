@@ -61,21 +61,63 @@ class _ValidatingSubscriber(PassThroughSubscriber[T]):
         self.downstream = NOOP_SUBSCRIBER  # rule 3.13
 
 
+class HoldLastSubscriber(_ValidatingSubscriber[T]):
+    """Passes elements through, then emits one last element held after the upstream terminated
+    (``on_error_return``'s fallback value, ``materialize``'s terminal notification) when demand
+    allows: the post-complete idiom, the demand and the completed bit share ``_requested`` (race:
+    request vs the terminal signal). ``_emitted`` counts what passed through (only the upstream's
+    serial ``on_next`` touches it), so the held element waits for demand of its own."""
+
+    __slots__ = ("_emitted", "_requested", "_queue", "_cancelled")
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        super().__init__(downstream)
+        self._emitted = 0
+        self._requested = AtomicInt(0)  # demand + COMPLETED bit (race: request vs the terminal signal)
+        self._queue: deque[Any] = deque()
+        self._cancelled = False
+
+    def _hold_last(self, last: Any) -> None:
+        """The upstream terminated: emit ``last`` when requested, then complete."""
+        self.done = True
+        e = self._emitted
+        if e:
+            produced(self._requested, e)
+        self._queue.append(last)
+        post_complete(self.downstream, self._queue, self._requested, self._is_cancelled)
+
+    def _is_cancelled(self) -> bool:
+        # called by the post-complete drain owner only: it drops the held element (cancel() must not
+        # clear the queue itself; race: a drain on another thread between its "queue not empty"
+        # check and its popleft would raise IndexError, or complete after the cancel)
+        if self._cancelled:
+            self._queue.clear()
+            return True
+        return False
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            super().request(n)  # rule 3.9
+            return
+        if post_complete_request(n, self.downstream, self._queue, self._requested, self._is_cancelled):
+            self.upstream.request(n)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        super().cancel()
+
+
 # ---------------------------------------------------------------------------------------------
 # on_error_return
 
 
 @final
-class _OnErrorReturnSubscriber(_ValidatingSubscriber[T]):
-    __slots__ = ("_fn", "_emitted", "_requested", "_queue", "_cancelled")
+class _OnErrorReturnSubscriber(HoldLastSubscriber[T]):
+    __slots__ = ("_fn",)
 
     def __init__(self, downstream: Subscriber[T], fn: Callable[[BaseException], T]) -> None:
         super().__init__(downstream)
         self._fn = fn
-        self._emitted = 0  # only the upstream's serial on_next touches it
-        self._requested = AtomicInt(0)  # demand + COMPLETED bit (race: request vs on_error)
-        self._queue: deque[T] = deque()
-        self._cancelled = False
 
     def on_next(self, item: T) -> None:
         if self.done:
@@ -95,32 +137,7 @@ class _OnErrorReturnSubscriber(_ValidatingSubscriber[T]):
         if v is None:
             super().on_error(none_result_error("on_error_return", "the function"))
             return
-        self.done = True
-        e = self._emitted
-        if e:
-            produced(self._requested, e)
-        self._queue.append(v)
-        post_complete(self.downstream, self._queue, self._requested, self._is_cancelled)
-
-    def _is_cancelled(self) -> bool:
-        # called by the post-complete drain owner only: it drops the held value (cancel() must not
-        # clear the queue itself; race: a drain on another thread between its "queue not empty"
-        # check and its popleft would raise IndexError, or complete after the cancel)
-        if self._cancelled:
-            self._queue.clear()
-            return True
-        return False
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            super().request(n)  # rule 3.9
-            return
-        if post_complete_request(n, self.downstream, self._queue, self._requested, self._is_cancelled):
-            self.upstream.request(n)
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        super().cancel()
+        self._hold_last(v)
 
 
 @final
