@@ -13,14 +13,14 @@ from typing import Any, Generic, TypeVar
 
 from .._internal import plugins
 from .._internal.atomics import AtomicInt, AtomicRef
-from .._internal.drain import COMPLETED_MASK, post_complete, post_complete_request
+from .._internal.drain import COMPLETED_MASK, HalfSerializer, post_complete, post_complete_request
 from .._internal.requests import validate_request
-from .._internal.subscriptions import CANCELLED, report_double_subscription
+from .._internal.subscriptions import CANCELLED, DeferredSubscription, report_double_subscription
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber"]
+__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -98,6 +98,70 @@ class PassThroughSubscriber(BasicSubscriber[T, T]):
         if self.done:
             return
         self.downstream.on_next(item)
+
+
+class MainWithOthersSubscriber(BasicSubscriber[Any, Any]):
+    """The main source's subscriber of an operator that also subscribes other sources
+    (``skip_until``, ``with_latest_from``): every signal reaches the downstream through one
+    :class:`~rstreams._internal.drain.HalfSerializer` (race: the main ``on_next`` vs an other
+    source's terminal on another thread). The downstream gets its Subscription before any source
+    is subscribed (rule 1.9: an early error of an other source must not precede ``on_subscribe``),
+    so requests made before the main upstream arrives are deferred. Subclasses cancel their other
+    sources in :meth:`_cancel_others`."""
+
+    __slots__ = ("_serializer",)
+
+    def __init__(self, downstream: Subscriber[Any]) -> None:
+        super().__init__(downstream)
+        self.upstream: Any = DeferredSubscription()
+        self._serializer = HalfSerializer(downstream)
+
+    def _cancel_others(self) -> None:  # pragma: no cover - every subclass has other sources
+        raise NotImplementedError
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        self.upstream.set_upstream(subscription)
+
+    def on_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error)
+            return
+        self.done = True
+        self._cancel_others()
+        self._serializer.on_error(error)
+
+    def on_complete(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self._cancel_others()
+        self._serializer.on_complete()
+
+    def _other_error(self, error: BaseException) -> None:
+        if self.done:
+            plugins.on_error(error)
+            return
+        self.done = True
+        self.upstream.cancel()
+        self._cancel_others()
+        self._serializer.on_error(error)
+
+    def request(self, n: int) -> None:
+        if type(n) is not int or n <= 0:
+            err = validate_request(n)
+            if err is not None:
+                # rule 3.9: the main upstream may not be there yet (the deferred request would
+                # drop it); end the stream through the serializer
+                self.cancel()
+                if not self.done:
+                    self.done = True
+                    self._serializer.on_error(err)
+                return
+        self.upstream.request(n)
+
+    def cancel(self) -> None:
+        self.upstream.cancel()
+        self._cancel_others()
 
 
 def as_flowable(op: str, source: object) -> Flowable[Any]:

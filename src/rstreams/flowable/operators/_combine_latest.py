@@ -21,11 +21,11 @@ from typing import Any, Final, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import ErrorCollector, HalfSerializer, enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error, validate_request
-from ..._internal.subscriptions import DeferredSubscription, cancel, set_once
+from ..._internal.drain import ErrorCollector, enter, leave
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
+from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
-from .._base import BasicSubscriber, none_result_error
+from .._base import MainWithOthersSubscriber, none_result_error
 from .._flowable import Flowable
 
 __all__ = ["combine_latest", "with_latest_from"]
@@ -289,21 +289,14 @@ class _OtherSubscriber:
 
 
 @final
-class _WithLatestSubscriber(BasicSubscriber[Any, Any]):
-    __slots__ = ("_combiner", "_latest", "_others", "_serializer")
+class _WithLatestSubscriber(MainWithOthersSubscriber):
+    __slots__ = ("_combiner", "_latest", "_others")
 
     def __init__(self, downstream: Subscriber[Any], combiner: Callable[..., Any], n: int) -> None:
         super().__init__(downstream)
-        # on_subscribe reaches the downstream before any source is subscribed (rule 1.9); requests
-        # made before the main upstream arrives are deferred.
-        self.upstream: Any = DeferredSubscription()
         self._combiner = combiner
         self._latest: list[Any] = [_NONE] * n
         self._others = [_OtherSubscriber(self, i) for i in range(n)]
-        self._serializer = HalfSerializer(downstream)
-
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.upstream.set_upstream(subscription)
 
     def on_next(self, item: Any) -> None:
         if self.done:
@@ -322,50 +315,9 @@ class _WithLatestSubscriber(BasicSubscriber[Any, Any]):
             return
         self._serializer.on_next(v)
 
-    def on_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error)
-            return
-        self.done = True
-        self._cancel_others()
-        self._serializer.on_error(error)
-
-    def on_complete(self) -> None:
-        if self.done:
-            return
-        self.done = True
-        self._cancel_others()
-        self._serializer.on_complete()
-
-    def _other_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error)
-            return
-        self.done = True
-        self.upstream.cancel()
-        self._cancel_others()
-        self._serializer.on_error(error)
-
     def _cancel_others(self) -> None:
         for o in self._others:
             o.cancel()
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: the main upstream may not be there yet (the deferred request would
-                # drop it); end the stream through the serializer
-                self.cancel()
-                if not self.done:
-                    self.done = True
-                    self._serializer.on_error(err)
-                return
-        self.upstream.request(n)
-
-    def cancel(self) -> None:
-        self.upstream.cancel()
-        self._cancel_others()
 
 
 @final

@@ -9,11 +9,9 @@ from typing import Any, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicRef
-from ..._internal.drain import HalfSerializer
-from ..._internal.requests import validate_request
-from ..._internal.subscriptions import DeferredSubscription, cancel, set_once
+from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
-from .._base import BasicSubscriber
+from .._base import MainWithOthersSubscriber
 from .._flowable import Flowable
 
 __all__ = ["skip_until"]
@@ -40,6 +38,7 @@ class _SkipUntilOther:
         self.cancel()
 
     def on_error(self, error: BaseException) -> None:
+        self._upstream.set(CANCELLED)  # rule 2.4: terminated; the parent's cancel of the others skips it
         p = self._parent
         if p is not None:
             p._other_error(error)
@@ -58,21 +57,16 @@ class _SkipUntilOther:
 
 
 @final
-class _SkipUntilSubscriber(BasicSubscriber[Any, Any]):
-    __slots__ = ("_gate", "_other", "_serializer")
+class _SkipUntilSubscriber(MainWithOthersSubscriber):
+    __slots__ = ("_gate", "_other")
 
     def __init__(self, downstream: Subscriber[Any]) -> None:
         super().__init__(downstream)
-        # The downstream gets its Subscription before either source is subscribed (rule 1.9:
-        # an early error from the other source must not precede on_subscribe), so requests made
-        # before the main upstream arrives are deferred.
-        self.upstream: Any = DeferredSubscription()
         self._gate = False
         self._other = _SkipUntilOther(self)
-        self._serializer = HalfSerializer(downstream)
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        self.upstream.set_upstream(subscription)
+    def _cancel_others(self) -> None:
+        self._other.cancel()
 
     def on_next(self, item: Any) -> None:
         if self.done:
@@ -81,46 +75,6 @@ class _SkipUntilSubscriber(BasicSubscriber[Any, Any]):
             self._serializer.on_next(item)
         else:
             self.upstream.request(1)
-
-    def on_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error)
-            return
-        self.done = True
-        self._other.cancel()
-        self._serializer.on_error(error)
-
-    def on_complete(self) -> None:
-        if self.done:
-            return
-        self.done = True
-        self._other.cancel()
-        self._serializer.on_complete()
-
-    def _other_error(self, error: BaseException) -> None:
-        if self.done:
-            plugins.on_error(error)
-            return
-        self.done = True
-        self.upstream.cancel()
-        self._serializer.on_error(error)
-
-    def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                # rule 3.9: the main upstream may not be there yet (the deferred request would
-                # drop it); end the stream through the serializer
-                self.cancel()
-                if not self.done:
-                    self.done = True
-                    self._serializer.on_error(err)
-                return
-        self.upstream.request(n)
-
-    def cancel(self) -> None:
-        self.upstream.cancel()
-        self._other.cancel()
 
 
 @final
