@@ -5,11 +5,18 @@ It prefetches ``prefetch`` elements from its inner Publisher, hands each element
 in batches once the parent reports elements consumed (``limit = prefetch - prefetch // 4``).
 Errors go to ``parent._inner_error(inner, error)``; completion sets ``done`` and wakes the parent's
 drain. ``cancel`` detaches it from the parent (rule 3.13) and cancels the inner Subscription.
+
+Both inners take the library-internal batch protocol (``on_next_batch``: an inner behind
+``observe_on``/``subscribe_on``, or a fused synchronous source such as ``Flowable.range``): a batch
+never exceeds the demand the inner signalled (rule 1.1), so it is queued with one ``extend`` and
+handed to the parent in one call (``parent._inner_next_batch(inner, items)``), whose drain then
+passes runs on (``pop_run``) to a batch-capable downstream in one call too.
 """
 
 from __future__ import annotations
 
 from collections import deque
+from itertools import repeat, starmap
 from typing import Any, Protocol
 
 from ..._internal import plugins
@@ -19,13 +26,22 @@ from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription
 from ...errors import MissingBackpressureError
 
-__all__ = ["PrefetchInner", "InnerParent", "QueuedInner", "QueueParent", "overflow_error"]
+__all__ = ["PrefetchInner", "InnerParent", "QueuedInner", "QueueParent", "overflow_error", "pop_run"]
+
+
+def pop_run(q: deque[Any], k: int) -> list[Any]:
+    """Pop exactly ``k`` elements in one C-level loop. Never ``list(q)`` + ``clear()``: an inner's
+    queue is single-producer single-consumer, and its producer may append between the two (race: a
+    lost element); ``k`` elements counted before stay in the deque until this consumer pops them."""
+    return list(starmap(q.popleft, repeat((), k)))
 
 
 class InnerParent(Protocol):
     _cancelled: bool
 
     def _inner_next(self, inner: PrefetchInner, item: Any) -> None: ...
+
+    def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None: ...
 
     def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None: ...
 
@@ -68,6 +84,21 @@ class PrefetchInner:
                 p._inner_error(self, overflow_error(self._op, self._prefetch))
                 return
             p._inner_next(self, item)
+
+    def on_next_batch(self, items: list[Any]) -> None:
+        """Library-internal batch protocol: the run is queued and drained as one (see the module
+        docstring). A batch that would overflow ``prefetch`` (rule 1.1 broken upstream) takes the
+        one-by-one path, which queues what fits and then signals the error."""
+        p = self._parent
+        if p is None:
+            return  # cancelled: late elements are dropped (rule 3.13 detached the parent)
+        if len(self.queue) + len(items) > self._prefetch:
+            for x in items:
+                self.on_next(x)
+                if self._parent is None:
+                    return
+            return
+        p._inner_next_batch(self, items)
 
     def on_error(self, error: BaseException) -> None:
         p = self._parent
@@ -163,6 +194,14 @@ class QueuedInner:
     def on_complete(self) -> None:
         self.done = True
         self._parent.drain()
+
+    def until_replenish(self) -> int:
+        """How many more consumed elements make the next replenishing request. A drain that takes
+        runs of elements ends a run there, so the requests go out where the one-by-one path sends
+        them (and what they make a synchronous source signal, an eager error too, arrives there)."""
+        if self._prefetch >= MAX_DEMAND:
+            return MAX_DEMAND
+        return self._limit - self.consumed
 
     def replenish(self, n: int) -> None:
         """Called by the drain after it consumed ``n`` more elements of this inner."""

@@ -5,6 +5,12 @@ increasing generation number; the drain emits only from the inner that is curren
 (race: a cancelled inner still delivering vs the switch; stale elements are dropped). The outer
 completes the stream only after the last inner completes. Demand lives at the main level and
 carries over to the next inner; each inner is prefetched with ``prefetch`` (replenished at 75%).
+
+Batches (library-internal protocol): an inner takes a batch from a batch-capable source in one
+``extend``; the drain hands the current inner's queued run, bounded by the demand, to a
+batch-capable downstream in one call, after checking once that the inner is still current (a
+switch racing with that call lands after it, as it would after a single element); otherwise one
+``on_next`` per element, with the currency check before each.
 """
 
 from __future__ import annotations
@@ -20,8 +26,9 @@ from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
+from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
-from ._inner import PrefetchInner
+from ._inner import PrefetchInner, pop_run
 
 __all__ = ["switch_map"]
 
@@ -122,6 +129,10 @@ class _SwitchMapMain:
         inner.queue.append(item)
         self._drain()
 
+    def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None:
+        inner.queue.extend(items)  # within the inner's prefetch (PrefetchInner checked rule 1.1)
+        self._drain()
+
     def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
         if self._active.get() is not inner or (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error, "switch_map: error from a replaced inner")
@@ -179,6 +190,11 @@ class _SwitchMapMain:
                 q = inner.queue
                 r = requested.get()
                 e = 0
+                if r and len(q) > 1 and (on_batch := batch_sink(d)) is not None:
+                    # a batch-capable downstream gets the current inner's run (current as read just
+                    # above) in one call; looked up only when a run is queued
+                    e = len(q) if r >= MAX_DEMAND else min(len(q), r)  # rule 1.1: within demand
+                    on_batch(pop_run(q, e))
                 while e != r and q:
                     if self._active.get() is not inner or self._cancelled:
                         break  # switched meanwhile: the stale elements are dropped

@@ -15,6 +15,10 @@ Structure (RxJava's zipArray, queue-drain of seed 004):
 * Errors are immediate: the first error (from a source, the zipper or a rule 3.9 bad request) is
   stored once (race: errors from several threads), every source is cancelled and the error is
   signalled by the drain. A zipper returning None is a TypeError.
+* Batches (library-internal protocol): the inners take a batch-capable source's batches in one
+  ``extend``; when every queue holds several elements the drain pops a run of rows at once (one
+  C-level pop per queue, one replenish per run) and hands it to a batch-capable downstream in one
+  call; a one-by-one downstream still sees the zipper called per row as the row is emitted.
 
 Over synchronous fused sources, zip folds at assembly time into builtin ``zip``/``map``.
 """
@@ -23,8 +27,10 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable, Iterator
-from itertools import starmap
-from typing import Any, TypeVar, final
+from functools import partial
+from itertools import starmap, takewhile
+from operator import is_not
+from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
@@ -33,12 +39,14 @@ from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
 from .._base import as_flowable, none_result_error
 from .._flowable import Flowable
-from .._fused import FusedFlowable, Fusion, Sizer, none_checked
-from ._inner import QueuedInner
+from .._fused import FusedFlowable, Fusion, Sizer, batch_sink, none_checked
+from ._inner import QueuedInner, pop_run
 
 __all__ = ["zip_"]
 
 T = TypeVar("T")
+
+_not_none: Final = partial(is_not, None)
 
 
 
@@ -112,6 +120,62 @@ class _ZipCoordinator:
         else:
             d.on_error(error)
 
+    def _emit_rows(self, k: int) -> int:
+        """Emit ``k`` rows (every queue holds at least ``k`` elements and the demand allows them):
+        each queue's run is popped in one C-level call and replenished once. A batch-capable
+        downstream gets the rows in one call (the zipper mapped over the columns in C; rows before
+        a failing or ``None``-returning zipper still go out, then the error), any other one row by
+        row, the zipper called per row as it is emitted (never ahead of a one-by-one consumer),
+        stopping at a cancel or an error. The drain delivers errors; returns the rows emitted."""
+        inners = self._inners
+        cols = [pop_run(inner.queue, k) for inner in inners]
+        zipper = self._zipper
+        err: BaseException | None = None
+        m = 0
+        on_batch = batch_sink(self._downstream)  # looked up per run: the one-by-one path never pays
+        if on_batch is not None:
+            if zipper is None:
+                out: list[Any] = list(builtins.zip(*cols, strict=True))  # k each
+            else:
+                out = []
+                try:
+                    # C-level: the zipper over the columns, stopping right after a None (never
+                    # called past it); list.extend keeps the rows before a failure
+                    out.extend(takewhile(_not_none, map(zipper, *cols)))
+                except Exception as ex:
+                    err = ex
+                if err is None and len(out) < k:
+                    err = none_result_error("zip", "the zipper")
+            m = len(out)
+            if m:
+                on_batch(out)
+        else:
+            on_next = self._downstream.on_next
+            error = self._error
+            for row in builtins.zip(*cols, strict=True):
+                if zipper is not None:
+                    try:
+                        v = zipper(*row)
+                    except Exception as ex:
+                        err = ex
+                        break
+                    if v is None:
+                        err = none_result_error("zip", "the zipper")
+                        break
+                    on_next(v)
+                else:
+                    on_next(row)
+                m += 1
+                if self._cancelled or error._value is not None:
+                    break  # the downstream cancelled or made a bad request (rule 3.9) meanwhile
+        if err is not None and not self._cancelled:
+            # a downstream that cancelled within the run never asked for the failing row
+            if not self._error.compare_and_set(None, err):
+                plugins.on_error(err, "zip: zipper error after termination")
+        for inner in inners:
+            inner.replenish(k)
+        return m
+
     def drain(self) -> None:
         if self._wip.get_and_increment() != 0:
             return
@@ -130,16 +194,26 @@ class _ZipCoordinator:
                 if err is not None:
                     self._terminate(err)
                     return
-                full = True
+                k = r - e  # rows the demand allows (rule 1.1); unbounded: as many as are queued
                 for inner in inners:
                     done = inner.done  # read before the queue (race: last on_next vs on_complete)
-                    if not inner.queue:
+                    n = len(inner.queue)
+                    if not n:
                         if done:
                             self._terminate(None)  # no row can ever be completed again
                             return
-                        full = False
-                if not full or e == r:
+                        k = 0
+                    else:
+                        if n < k:
+                            k = n
+                        n = inner.until_replenish()  # a run ends where a replenish goes out
+                        if n < k:
+                            k = n
+                if k <= 0:
                     break
+                if k > 1:
+                    e += self._emit_rows(k)  # a run of rows: columns popped in C
+                    continue  # an error or a cancel from the run is seen at the top of the loop
                 row = tuple([inner.queue.popleft() for inner in inners])
                 if zipper is not None:
                     try:
