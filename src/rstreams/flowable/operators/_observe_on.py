@@ -157,6 +157,12 @@ class _ObserveOnSubscriber(Generic[T]):
         requested = self._requested
         limit = self._limit
         consumed = self._consumed
+        d0 = self._downstream  # only ever replaced by None (cancel, terminate): looked up once
+        if d0 is None:
+            q.clear()
+            return  # as below: a cancelled or terminated subscriber never drains again
+        on_batch = batch_sink(d0)
+        on_next = d0.on_next
         while True:
             while True:
                 if self._cancelled:
@@ -188,8 +194,6 @@ class _ObserveOnSubscriber(Generic[T]):
                 # handed on without being split into elements unless demand ends inside one.
                 unbounded = r >= MAX_DEMAND
                 pop = q.popleft
-                on_batch = batch_sink(d)
-                on_next = d.on_next
                 singles: list[T] | None = None
                 e = 0
                 for _ in range(len(q)):
