@@ -21,8 +21,8 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.drain import ErrorCollector
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.drain import ErrorCollector, enter, leave
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
@@ -134,15 +134,13 @@ class _EagerMain:
         self._drain()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._upstream.cancel()
-                self._errors.add(err)
-                self._done = True
-                self._drain()
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._upstream.cancel()
+            self._errors.add(err)
+            self._done = True
+            self._drain()
+            return
         self._drain()
 
     def cancel(self) -> None:
@@ -150,7 +148,7 @@ class _EagerMain:
             return
         self._cancelled = True
         self._cancel_all()
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._inners.clear()  # race: cancel vs a running drain; only the drain owner pops/clears
         self._downstream = None
 
@@ -162,7 +160,7 @@ class _EagerMain:
             inner.cancel()
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         requested = self._requested
@@ -215,7 +213,7 @@ class _EagerMain:
             if self._done and not inners and not self._errors.has_error():
                 self._terminate(d)
                 return
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

@@ -20,8 +20,8 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import ErrorCollector
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.drain import ErrorCollector, enter, leave
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import CANCELLED, EMPTY
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
@@ -144,19 +144,17 @@ class _SwitchMapMain:
         self._drain()
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._upstream.cancel()
-                inner = self._active.get()
-                if inner is not None:
-                    inner.cancel()
-                self._errors.add(err)
-                self._done = True
-                self._delay_error = False
-                self._drain()
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._upstream.cancel()
+            inner = self._active.get()
+            if inner is not None:
+                inner.cancel()
+            self._errors.add(err)
+            self._done = True
+            self._delay_error = False
+            self._drain()
+            return
         self._drain()
 
     def cancel(self) -> None:
@@ -170,7 +168,7 @@ class _SwitchMapMain:
         self._downstream = None  # rule 3.13
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         requested = self._requested
@@ -207,7 +205,7 @@ class _SwitchMapMain:
                         inner.consumed(e)
                 if inner.done and not q and self._active.compare_and_set(inner, None):
                     continue  # the current inner finished: look again (maybe the outer too)
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

@@ -34,7 +34,8 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.drain import enter, leave
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
 from .._base import as_flowable, none_result_error
@@ -84,12 +85,10 @@ class _ZipCoordinator:
         self.fail(error)
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:  # rule 3.9, delivered by the drain
-                self.fail(err)
-                return
-        add_request(self._requested, n)
+        err = request_or_error(self._requested, n)
+        if err is not None:  # rule 3.9, delivered by the drain
+            self.fail(err)
+            return
         self.drain()
 
     def cancel(self) -> None:
@@ -98,7 +97,7 @@ class _ZipCoordinator:
         self._cancelled = True
         self._downstream_cancelled = True
         self._cancel_all()
-        if self._wip.get_and_increment() == 0:  # race: cancel vs a running drain (it cleans up)
+        if enter(self._wip):  # race: cancel vs a running drain (it cleans up)
             self._cleanup()
 
     def _cancel_all(self) -> None:
@@ -177,7 +176,7 @@ class _ZipCoordinator:
         return m
 
     def drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         inners = self._inners
@@ -236,7 +235,7 @@ class _ZipCoordinator:
                     inner.replenish(1)
             if e and r < MAX_DEMAND:
                 produced(requested, e)
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 
