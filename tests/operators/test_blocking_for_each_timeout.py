@@ -238,3 +238,23 @@ def test_close_from_another_thread_stops_a_waiting_for_each() -> None:
     assert time.monotonic() - started < WAIT
     tp.assert_was_cancelled()
     assert got == []
+
+
+# ---------------------------------------------------------------------------------------------
+# blocking_iterable's generator (the loop blocking_for_each shares its accounting with) yields
+# what is buffered as runs: the same requests, and a break in the middle of a run stops there
+
+
+def test_rule_1_1_iterator_runs_request_as_one_by_one() -> None:
+    requests: list[int] = []
+    cancels: list[bool] = []
+    src = Flowable.range(0, 1000).hide().do_on_request(requests.append).do_on_cancel(lambda: cancels.append(True))
+    assert list(src.blocking_iterable(8)) == list(range(1000))
+    assert requests[0] == 8 and set(requests[1:]) == {6}  # prefetch, then limit = 8 - 8 // 4
+    assert sum(requests) >= 1000 and not cancels
+    got: list[int] = []
+    for x in src.blocking_iterable(8):
+        got.append(x)
+        if x == 4:  # in the middle of the first run
+            break
+    assert got == [0, 1, 2, 3, 4] and cancels == [True]

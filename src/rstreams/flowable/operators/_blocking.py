@@ -9,8 +9,9 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
 * ``blocking_iterable(prefetch)`` requests ``prefetch`` upfront and ``limit = prefetch - prefetch//4``
   each time the consumer has taken that many (replenishing, seed 004), so at most ``prefetch``
   elements are ever buffered. A synchronous upstream emits on the consumer's own thread from inside
-  ``request``: the elements land in the deque with no lock at all, and are then taken one by one
-  with a plain ``popleft`` (the hand-off is batched). The consumer blocks on a
+  ``request``: the elements land in the deque with no lock at all, and are then taken as runs
+  popped in C, one accounting per run (the hand-off is batched); the run ends where a replenish is
+  due and that request goes out once the run was consumed, so deque and run hold ``prefetch`` at most. The consumer blocks on a
   ``threading.Condition`` only when the deque is empty; the producer takes the lock only when the
   consumer said it is waiting (race: "consumer about to sleep" vs "producer appends": the consumer
   re-checks the deque under the lock after raising its ``_waiting`` flag; it also wakes every
@@ -61,6 +62,7 @@ from ...errors import MissingBackpressureError, NoneElementError, NoSuchElementE
 from .._enums import NOTSET
 from .._flowable import Flowable
 from .._fused import Fusion
+from ._inner import pop_run
 
 __all__ = ["blocking_iterable", "blocking_first", "blocking_last", "blocking_subscribe", "to_future"]
 
@@ -354,22 +356,31 @@ class BlockingIterator(Generic[T]):
             q = sub._queue
             lim = sub._limit
             while True:
-                if q:  # single consumer: a non-empty deque stays non-empty until we pop
-                    x = q.popleft()
-                    c = sub._consumed + 1
+                n = len(q)  # single consumer: these n stay in the deque until we pop them
+                if n:
+                    # what is buffered is yielded as a run popped in C (one accounting per run);
+                    # the run ends where a replenish is due, and that request goes out once the
+                    # run was consumed, so deque + run never hold more than ``prefetch``
+                    c = sub._consumed
+                    if n > lim - c:
+                        n = lim - c
+                    for x in pop_run(q, n):
+                        yield x
+                        if self._closed:
+                            return
+                    c += n
                     if c == lim:
                         sub._consumed = 0
                         s = sub._upstream.get()
                         if s is not None:
-                            s.request(lim)  # replenish
+                            s.request(lim)  # replenish (a synchronous upstream refills the deque here)
                     else:
                         sub._consumed = c
-                else:
-                    v = sub.poll(self._timeout)  # blocks; raises the stream's error or TimeoutError
-                    if v is _END:
-                        return
-                    x = v
-                yield x
+                    continue
+                v = sub.poll(self._timeout)  # blocks; raises the stream's error or TimeoutError
+                if v is _END:
+                    return
+                yield v
                 if self._closed:
                     return
         finally:
