@@ -103,7 +103,7 @@ def add_request(requested: AtomicInt, n: int) -> int:
         return old
 
 
-def request_or_error(requested: AtomicInt, n: object) -> BadRequestError | None:
+def request_or_error(requested: AtomicInt, n: int) -> BadRequestError | None:
     """The prologue and the accounting of a ``request(n)`` in one call: a legal ``n`` is added to
     ``requested`` as :func:`add_request` does (None is returned); an illegal one adds nothing and
     its rule 3.9 error is returned for the caller to signal its own way.
@@ -123,7 +123,7 @@ def request_or_error(requested: AtomicInt, n: object) -> BadRequestError | None:
         old = requested._value
         if old >= MAX_DEMAND or old < 0:
             return None
-        new = old + n  # type: ignore[operator]  # n is a legal int here
+        new = old + n
         requested._value = MAX_DEMAND if new >= MAX_DEMAND else new
     return None
 
