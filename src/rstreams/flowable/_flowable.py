@@ -27,6 +27,7 @@ from ._facade_aio import AsyncioMixin
 from ._facade_boundary import BoundaryMixin
 from ._facade_combine import CombineMixin
 from ._facade_event_time import EventTimeMixin
+from ._facade_group import GroupMixin
 from ._facade_interop import InteropMixin
 from ._facade_retry import RetryMixin
 from ._facade_time import TimeOperatorsMixin
@@ -263,6 +264,7 @@ class Flowable(
     AggregateMixin[T],
     CombineMixin[T],
     BoundaryMixin[T],
+    GroupMixin[T],
     EventTimeMixin[T],
     InteropMixin[T],
     RetryMixin[T],
