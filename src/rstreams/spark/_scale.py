@@ -5,11 +5,7 @@ code a user runs locally; pickled with cloudpickle by Spark) to the executors th
 ``mapInArrow``. In each task the partition's Arrow batches become a synchronous, pull-driven
 Flowable: Spark pulling the output is the demand, so backpressure holds inside each partition.
 When the pipeline is synchronous and fuses, its output iterator is consumed directly (one C loop
-per chunk); otherwise it runs on an event loop the task's own thread owns and drives chunk by
-chunk (:class:`_TaskLoop`): ``map_async`` and the other asyncio stages find that running loop, so
-parsing, lookups and Arrow conversion share one thread as a hand-written ``mapInPandas`` function
-does, instead of handing every element across three threads (task, ``io()`` worker, background
-loop). Stages that move work to other threads (``observe_on``, ``subscribe_on``) still do.
+per chunk); otherwise it is drained with ``blocking_iterable``.
 
 A streaming DataFrame works the same way: Structured Streaming runs the ``mapInArrow`` for every
 micro-batch, so each partition of each micro-batch is one run of the pipeline (its state starts
@@ -34,67 +30,6 @@ _CHUNK: Final = 8192
 
 class PartitionError(RuntimeError):
     """A pipeline failed inside a Spark task; the message names the partition."""
-
-
-class _TaskLoop:
-    """Drain ``flowable`` on a private event loop owned by the calling (task) thread.
-
-    ``take(n)`` runs the loop until ``n`` elements have arrived or the stream has ended (an empty
-    list then); between calls the loop is not running, so nothing of the pipeline runs while Spark
-    is busy with the previous chunk: the demand is the task pulling. The subscription happens on
-    the first ``take`` inside the running loop, so asyncio stages find it. ``close()`` cancels the
-    stream, lets the cancelled coroutines finish and closes the loop; it is idempotent.
-    One thread only: the task thread calls ``take`` and ``close``.
-    """
-
-    __slots__ = ("_loop", "_it", "_ended")
-
-    def __init__(self, flowable: Flowable[Any], prefetch: int) -> None:
-        import asyncio
-
-        self._loop = asyncio.new_event_loop()
-        self._it = flowable.to_async_iterator(prefetch=prefetch)
-        self._ended = False
-
-    async def _pull(self, n: int) -> list[Any]:
-        out: list[Any] = []
-        append = out.append
-        anext_ = self._it.__anext__
-        try:
-            while len(out) < n:
-                append(await anext_())
-        except StopAsyncIteration:
-            self._ended = True
-        return out
-
-    def take(self, n: int) -> list[Any]:
-        if self._ended:
-            return []
-        return self._loop.run_until_complete(self._pull(n))
-
-    def __iter__(self) -> Iterator[Any]:
-        while True:
-            chunk = self.take(1)
-            if not chunk:
-                return
-            yield chunk[0]
-
-    def close(self) -> None:
-        import asyncio
-
-        loop = self._loop
-        if loop.is_closed():
-            return
-        try:
-            loop.run_until_complete(self._it.aclose())
-            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
-            for t in pending:
-                t.cancel()
-            if pending:
-                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-            loop.run_until_complete(loop.shutdown_asyncgens())
-        finally:
-            loop.close()
 
 
 def _arrow_schema(spark_schema: Any) -> Any:
@@ -137,7 +72,7 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
             partition = ctx.partitionId() if ctx is not None else -1
         except Exception:  # pragma: no cover
             partition = -1
-        it: Any = None
+        it: Iterator[Any] | None = None
         try:
             if as_ == "arrow":
                 src = F.from_iterable(batches)
@@ -147,12 +82,10 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
             if not isinstance(out, Flowable):
                 raise TypeError(f"the pipeline must return a Flowable, got {type(out).__name__}")
             fz = out._fused()
-            if fz is not None:
-                it = fz.factory()
-                take: Callable[[int], list[Any]] = lambda n: list(itertools.islice(it, n))  # noqa: E731
-            else:
-                it = _TaskLoop(out, _CHUNK)
-                take = it.take
+            # one iterator for the whole partition: a BlockingIterator's __iter__ is a generator
+            # that cancels when dropped, so islice() over the iterable itself would end the
+            # stream after the first chunk
+            it = fz.factory() if fz is not None else iter(out.blocking_iterable(prefetch=_CHUNK))
             if as_ == "arrow":
                 for b in it:
                     if b is None:
@@ -163,7 +96,7 @@ def _make_task(pipeline: Callable[[Flowable[Any]], Flowable[Any]], as_: str, out
                         yield rb
                 return
             while True:
-                chunk = take(_CHUNK)
+                chunk = list(itertools.islice(it, _CHUNK))
                 if not chunk:
                     return
                 if none_index(chunk) >= 0:
