@@ -7,8 +7,10 @@ windows and dead letters, written as Parquet and JSON lines):
 * baseline: a hand-written plain PySpark job, the same per-record Python logic in
   ``mapInPandas`` (pandas frames in, ``asyncio`` for the lookups with a semaphore of 8), then the
   demo's own Spark stages;
-* ``rstreams demo --pipeline driver``: the whole job in this process (the pipeline, then the
-  ``tumbling_window`` operator and the dead letters), landed with ``to_spark``;
+* ``rstreams demo --pipeline driver``: the pipeline in this process, landed with ``to_spark``,
+  then the same Spark stages;
+* ``rstreams demo --pipeline local`` (informational): the whole job in this process (the
+  pipeline, then the ``tumbling_window`` operator and the dead letters), landed with ``to_spark``;
 * ``rstreams demo`` (``--pipeline executors``): ``pipeline`` on every partition with
   ``run_on_spark``.
 
@@ -183,6 +185,16 @@ def _driver(ctx: Context) -> tuple[int, int, int, int]:
 
     out = _out(ctx)
     s = demo.run(ctx.n, out, quiet=True, placement="driver", partitions=PARTITIONS)
+    shutil.rmtree(out, ignore_errors=True)
+    return _figures(s)
+
+
+@B.variant("rstreams demo --pipeline local (the whole job in this process: tumbling_window, to_spark)")
+def _local(ctx: Context) -> tuple[int, int, int, int]:
+    from rstreams import demo
+
+    out = _out(ctx)
+    s = demo.run(ctx.n, out, quiet=True, placement="local", partitions=PARTITIONS)
     shutil.rmtree(out, ignore_errors=True)
     return _figures(s)
 

@@ -14,11 +14,13 @@ Batch mode (the default), ``--pipeline executors`` (the default)::
                                               Spark's groupBy(window(...)) -> windows/ (Parquet)
                                               bad and late records -> dead_letters/ (JSON lines)
 
-``--pipeline driver`` runs the whole job in this process with rstreams, for comparison: the
-same ``pipeline`` function over records read here, then ``local_job`` (the event-time
-``tumbling_window`` operator with the same watermark and lateness rule, bad and late records out
-through its side channel), landed exactly-once through ``to_spark``; Spark only splits the landed
-rows into ``windows/`` and ``dead_letters/``. Both placements give the same files.
+``--pipeline driver`` runs the same ``pipeline`` function in this process over records read
+here, lands its output through ``to_spark`` and lets Spark do the rest: the single-process
+placement, for comparison. ``--pipeline local`` runs the whole job in this process with rstreams:
+``pipeline``, then ``local_job`` (the event-time ``tumbling_window`` operator with the same
+watermark and lateness rule, bad and late records out through its side channel), landed
+exactly-once through ``to_spark``; Spark only splits the landed rows into ``windows/`` and
+``dead_letters/``. All three placements give the same files.
 
 ``--streaming``: Structured Streaming over the ``rate-micro-batch`` source (synthetic) or a file
 source (``--input`` file or directory, one file per micro-batch), for a bounded number of
@@ -242,7 +244,7 @@ class _Paths:
     out: str
     windows: str
     dead_letters: str
-    events: str  # the driver placement's landed pipeline output
+    events: str  # the driver and local placements' landed output
     stream: str  # the streaming mode's checkpoints and staged events
 
 
@@ -349,7 +351,7 @@ class _Counter:
         return record
 
     def tally(self, row: tuple[Any, ...]) -> tuple[Any, ...]:
-        """Count a bad row of the pipeline's output (the driver placement's figures)."""
+        """Count a bad row of the pipeline's output (the local placement's figures)."""
         if row[7] is not None:
             self.bad += 1
         return row
@@ -635,7 +637,7 @@ def _land_batch(spark: Any, events: Any, closers: list[_Closer], paths: _Paths, 
 
 
 def _split_local(spark: Any, paths: _Paths) -> None:
-    """The driver placement's landed rows (:data:`LOCAL_COLUMNS`) into ``windows/`` and
+    """The local placement's landed rows (:data:`LOCAL_COLUMNS`) into ``windows/`` and
     ``dead_letters/`` (in input order: the landed files come back in no particular order)."""
     from pyspark.sql import functions as F
 
@@ -746,7 +748,9 @@ def run(
     ``rows`` synthetic events (default 500,000; 100,000 with ``streaming``), or the records of
     ``input_path`` (.csv, .jsonl or .parquet; with ``streaming`` also a directory of such files).
     ``placement``: ``"executors"`` runs :func:`pipeline` on every partition with ``run_on_spark``;
-    ``"driver"`` runs it in this process and lands its output with ``to_spark``. ``streaming``:
+    ``"driver"`` runs it in this process and lands its output with ``to_spark`` (then the same Spark
+    stages); ``"local"`` runs the whole job in this process (``pipeline``, then ``local_job``: the
+    ``tumbling_window`` operator and the dead letters) and lands its output with ``to_spark``. ``streaming``:
     Structured Streaming, ``batch_rows`` synthetic records per micro-batch. ``partitions``: of the
     synthetic input (default 4 per core). ``master``: None uses the active SparkSession if there is
     one, else ``$SPARK_MASTER`` or ``local[*]``. ``stop_spark``: stop the session at the end
@@ -768,8 +772,10 @@ def run(
     """
     from .spark._progress import StatusBoard
 
-    if placement not in ("executors", "driver"):
-        raise DemoError(f"--pipeline must be 'executors' or 'driver', got {placement!r}")
+    if placement not in ("executors", "driver", "local"):
+        raise DemoError(f"--pipeline must be 'executors', 'driver' or 'local', got {placement!r}")
+    if placement == "local" and streaming:
+        raise DemoError("--pipeline local runs the batch mode only (its windows are the tumbling_window operator's)")
     if rows is None:
         rows = _DEFAULT_STREAM_ROWS if streaming else _DEFAULT_ROWS
     if input_path is None and (isinstance(rows, bool) or not isinstance(rows, int) or rows < 0):
@@ -860,24 +866,28 @@ def _run_batch(
                 records = ((i, synthetic_event(i)) for i in range(rows))
             else:
                 records = enumerate(_records(input_path, fmt))
-            phase = board.phase("pipeline and event-time windows in the driver, landed with to_spark")
+            rows_here = pipeline(Flowable.from_iterable(records).map(counter))
+            if placement == "driver":
+                landed, schema, what = rows_here, _event_arrow_schema(), "pipeline in the driver, landed with to_spark"
+            else:
+                landed, schema = local_job(rows_here.map(counter.tally)), _local_arrow_schema()
+                what = "pipeline and event-time windows in this process, landed with to_spark"
+            phase = board.phase(what)
             with _JobWatch(s, phase, group, lambda: counter.n):
                 t = time.monotonic()
-                rspark.to_spark(
-                    local_job(pipeline(Flowable.from_iterable(records).map(counter)).map(counter.tally)),
-                    path=paths.events,
-                    schema=_local_arrow_schema(),
-                    spark=s,
-                    progress=False,
-                )
+                rspark.to_spark(landed, path=paths.events, schema=schema, spark=s, progress=False)
                 pipeline_seconds = time.monotonic() - t
             phase.finish()
             pids = frozenset([(os.getpid(), _driver_jvm_pid(s))])
-            counts = _Counts(records_in=counter.n, bad=counter.bad)
-        if placement == "executors":
+            if placement == "driver":
+                events = s.read.schema(EVENT_DDL).parquet(paths.events).persist(StorageLevel.MEMORY_AND_DISK)
+                counts, closers = _batch_events_stats(events)
+            else:
+                counts = _Counts(records_in=counter.n, bad=counter.bad)
+        if placement != "local":
             phase = board.phase("watermark, Spark's windows and dead letters", records=False)
             with _JobWatch(s, phase, group, lambda: counts.records_in):
-                _land_batch(s, events, closers, paths, in_input_order=True)
+                _land_batch(s, events, closers, paths, in_input_order=placement == "executors")
                 windows, in_windows, dead = _read_back(s, paths)
         else:
             phase = board.phase("windows and dead letters out of the landed rows", records=False)
@@ -1101,7 +1111,8 @@ def _print_summary(summary: dict[str, Any]) -> None:
     where = summary.get("pipeline_python_pids") or []
     jvms = summary.get("pipeline_jvm_pids") or []
     lines: list[tuple[str, str]] = [
-        ("mode", f"{summary['mode']}, pipeline " + ("on the executors" if summary["placement"] == "executors" else "in the driver")),
+        ("mode", f"{summary['mode']}, " + {"executors": "pipeline on the executors", "driver": "pipeline in the driver",
+                                            "local": "whole job in the driver (rstreams windows)"}[summary["placement"]]),
         ("master", str(summary["master"])),
         ("driver", f"python pid {summary['driver_pid']}, JVM pid {summary['driver_jvm_pid']}"),
         ("pipeline ran in", f"{len(where)} Python process(es) {where}, JVM(s) {jvms}"),
@@ -1155,9 +1166,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    " (--streaming: also a directory of such files, one micro-batch each)")
     p.add_argument("--master", help="Spark master URL, e.g. local[4], local-cluster[2,1,1024] or spark://host:7077"
                                     " (default: the active session, else $SPARK_MASTER or local[*])")
-    p.add_argument("--pipeline", choices=("executors", "driver"), default="executors",
-                   help="where the per-record pipeline runs: on the executors (run_on_spark, the default)"
-                        " or in this process (to_spark), for comparison")
+    p.add_argument("--pipeline", choices=("executors", "driver", "local"), default="executors",
+                   help="where the per-record pipeline runs: on the executors (run_on_spark, the default),"
+                        " or in this process (to_spark) followed by the same Spark stages, for comparison;"
+                        " local: the whole job in this process, windows by the tumbling_window operator")
     p.add_argument("--streaming", action="store_true",
                    help="Structured Streaming (rate-micro-batch or a file source) with Spark's watermark, for a bounded number of micro-batches")
     p.add_argument("--batch-rows", type=_positive_int, default=_DEFAULT_BATCH_ROWS,

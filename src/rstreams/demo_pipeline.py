@@ -15,7 +15,7 @@ to tell which records arrived earlier) and ``raw`` the record as read: a JSON te
   line ``{"reason": ..., "record": <raw>}`` for the dead-letter files. Nothing is dropped.
 
 On the executors, windows, the watermark and lateness are Spark's business (``rstreams.demo``).
-In the driver placement the whole job is rstreams: :func:`local_job` follows :func:`pipeline`
+In the local placement (``--pipeline local``) the whole job is rstreams: :func:`local_job` follows :func:`pipeline`
 with the event-time ``tumbling_window`` operator (same watermark, same lateness rule, same late
 dead letters), so both placements land the same windows and dead letters.
 Importing this module imports neither pyspark nor pyarrow, so executors load it cheaply.
@@ -328,7 +328,7 @@ def _result(acc: list[Any]) -> tuple[int, float]:
 
 
 def local_job(rows: Flowable[tuple[Any, ...]]) -> Flowable[tuple[Any, ...]]:
-    """The driver placement's job after :func:`pipeline`: event-time tumbling windows per
+    """The local placement's job after :func:`pipeline`: event-time tumbling windows per
     ``(country, kind)`` of the valid rows (``tumbling_window``: the watermark is the latest event
     time minus :data:`ALLOWED_LATENESS_SECONDS`), and dead letters for the bad rows and the late
     ones, as :data:`LOCAL_COLUMNS` rows.

@@ -219,10 +219,12 @@ def test_batch_on_the_executors_synthetic_exact_counts(spark: Any, tmp_path: Pat
     assert s["output"] == str(tmp_path)
 
 
-def test_batch_in_the_driver_gives_the_output_of_the_executors(spark: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("placement", ["driver", "local"])
+def test_batch_in_the_driver_gives_the_output_of_the_executors(spark: Any, tmp_path: Path, placement: str) -> None:
+    # driver: the pipeline here, then the Spark stages; local: the whole job here (tumbling_window)
     n = 6_000
     faults, model = _synthetic(n)
-    drv = _run(tmp_path / "driver", rows=n, placement="driver")
+    drv = _run(tmp_path / "driver", rows=n, placement=placement)
     exe = _run(tmp_path / "executors", rows=n, partitions=4)
     _check_run(_landed(spark, tmp_path / "driver"), tmp_path / "driver", drv, n, faults, model)
     assert drv["pipeline_python_pids"] == [os.getpid()]
@@ -343,6 +345,23 @@ def test_input_file_on_the_executors_exact_counts(spark: Any, tmp_path: Path, na
     out = tmp_path / "out"
     s = _run(out, input_path=str(src))
     _check_file_run(spark, out, s, name, reasons)
+
+
+@pytest.mark.parametrize(("name", "writer"), [("events.jsonl", _write_jsonl), ("events.parquet", _write_parquet)])
+def test_input_file_whole_job_in_this_process_exact_counts(spark: Any, tmp_path: Path, name: str, writer: Any) -> None:
+    # --pipeline local: the windows by tumbling_window, the late record through its late= channel,
+    # with the same reason (naming the record whose event time closed the window) as Spark's stages
+    src = tmp_path / name
+    reasons = writer(src)
+    out = tmp_path / "out"
+    s = _run(out, input_path=str(src), placement="local")
+    assert s["placement"] == "local"
+    _check_file_run(spark, out, s, name, reasons)
+
+
+def test_local_placement_has_no_streaming_mode(tmp_path: Path) -> None:
+    with pytest.raises(demo.DemoError, match="batch mode only"):
+        _run(tmp_path / "out", rows=10, streaming=True, placement="local")
 
 
 def test_input_with_no_valid_record_lands_no_window(spark: Any, tmp_path: Path) -> None:
@@ -516,7 +535,7 @@ def test_cli_runs_the_demo_and_prints_the_summary(spark: Any, tmp_path: Path, ca
         assert label in printed, label
     # not a terminal: one short line per phase, on stderr
     assert "rstreams demo: using the running Spark session (local[2])" in captured.err
-    assert "rstreams demo: pipeline and event-time windows in the driver, landed with to_spark: 14 records" in captured.err
+    assert "rstreams demo: pipeline in the driver, landed with to_spark: 14 records" in captured.err
     assert "Traceback" not in captured.err
     assert _landed(spark, tmp_path / "o") == EXPECTED_WINDOWS
     assert len(demo.read_dead_letters(str(tmp_path / "o"))) == len(reasons)
