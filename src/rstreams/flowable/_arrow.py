@@ -170,10 +170,13 @@ def rows_to_batch(
     names = out_schema.names
     if strict:
         _check_keys(chunk, names, what, hint)
-    if all(isinstance(x, dict) for x in chunk):
+    kinds = set(map(type, chunk))  # one C-level pass: the rows' exact types
+    if kinds == {tuple}:
+        pass  # the common case, below
+    elif all(isinstance(x, dict) for x in chunk):
         return pa.RecordBatch.from_pylist(chunk, schema=out_schema)
     width = len(names)
-    if all(type(x) is tuple for x in chunk):  # the common case, column by column in C
+    if kinds == {tuple}:  # the common case, column by column in C
         try:
             fast = list(zip(*chunk, strict=True))
         except ValueError:
