@@ -96,6 +96,20 @@ def test_rule_3_9_on_error_return_bad_request_is_not_recovered() -> None:
     assert src.cancels == 1
 
 
+@pytest.mark.parametrize("hide", [False, True])
+def test_rule_3_9_on_error_return_bad_request_while_the_fallback_value_is_held(hide: bool) -> None:
+    # the error arrived with no demand left: the fallback value waits; a bad request then is
+    # signalled (not ignored), and the held value never follows it
+    src: Flowable[int] = Flowable.concat(Flowable.just(1, 2), Flowable.error(RuntimeError("boom")))
+    ts: TestSubscriber[int] = TestSubscriber(0)
+    (src.hide() if hide else src).on_error_return(lambda e: -1).subscribe(ts)
+    ts.request(2)
+    ts.assert_values(1, 2).assert_not_terminated()
+    ts.request(0)
+    ts.request(5)
+    ts.assert_values(1, 2).assert_error(ValueError, match="3.9").assert_no_violations()
+
+
 # ---------------------------------------------------------------------------------------------
 # on_error_resume_next
 

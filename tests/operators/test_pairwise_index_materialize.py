@@ -202,6 +202,32 @@ def test_rule_3_9_materialize_non_positive_request() -> None:
     ts.assert_error(BadRequestError).assert_no_violations()
 
 
+@pytest.mark.parametrize("hide", [False, True])
+@pytest.mark.parametrize("fails", [False, True])
+def test_rule_3_9_materialize_non_positive_request_while_the_terminal_notification_is_held(
+    hide: bool, fails: bool
+) -> None:
+    # the upstream terminated with no demand left: the terminal notification waits; a bad request
+    # then is still signalled (not ignored), and the held notification never follows it
+    src: Flowable[int] = Flowable.concat(Flowable.just(1, 2), Flowable.error(Boom())) if fails else Flowable.just(1, 2)
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    (src.hide() if hide else src).materialize().subscribe(ts)
+    ts.request(2)
+    ts.assert_value_count(2).assert_not_terminated()
+    ts.request(0)
+    ts.request(5)
+    ts.assert_values(Notification.of_next(1), Notification.of_next(2)).assert_error(BadRequestError)
+    ts.assert_no_violations()
+
+
+def test_materialize_non_positive_request_after_the_terminal_notification_is_ignored() -> None:
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.just(1).materialize().subscribe(ts)
+    ts.request(2)
+    ts.request(0)
+    ts.assert_result(Notification.of_next(1), Notification.of_complete()).assert_no_violations()
+
+
 # ---------------------------------------------------------------------------------------------
 # dematerialize
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.atomics import AtomicInt
+from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import pair_errors, post_complete, post_complete_request
 from ..._internal.requests import produced, validate_request
 from ..._internal.subscribers import NOOP_SUBSCRIBER, ArbiterSubscriber
@@ -68,7 +68,7 @@ class HoldLastSubscriber(_ValidatingSubscriber[T]):
     request vs the terminal signal). ``_emitted`` counts what passed through (only the upstream's
     serial ``on_next`` touches it), so the held element waits for demand of its own."""
 
-    __slots__ = ("_emitted", "_requested", "_queue", "_cancelled")
+    __slots__ = ("_emitted", "_requested", "_queue", "_cancelled", "_bad")
 
     def __init__(self, downstream: Subscriber[Any]) -> None:
         super().__init__(downstream)
@@ -76,6 +76,8 @@ class HoldLastSubscriber(_ValidatingSubscriber[T]):
         self._requested = AtomicInt(0)  # demand + COMPLETED bit (race: request vs the terminal signal)
         self._queue: deque[Any] = deque()
         self._cancelled = False
+        # rule 3.9 while the last element is held: delivered once by the drain owner
+        self._bad: AtomicRef[BaseException | None] = AtomicRef(None)
 
     def _hold_last(self, last: Any) -> None:
         """The upstream terminated: emit ``last`` when requested, then complete."""
@@ -92,12 +94,24 @@ class HoldLastSubscriber(_ValidatingSubscriber[T]):
         # check and its popleft would raise IndexError, or complete after the cancel)
         if self._cancelled:
             self._queue.clear()
+            err = self._bad.get_and_set(None)
+            if err is not None:
+                self.downstream.on_error(err)  # rule 3.9: instead of the held element
             return True
         return False
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
-            super().request(n)  # rule 3.9
+            err = validate_request(n)
+            if err is not None and self.done:
+                # rule 3.9 while the last element is held: the held element is dropped and the
+                # error goes out through the post-complete drain's owner (race: a request or the
+                # terminal signal draining on another thread; the drain checks before each signal)
+                self._bad.set(err)
+                self._cancelled = True
+                post_complete_request(1, self.downstream, self._queue, self._requested, self._is_cancelled)
+                return
+            super().request(n)  # rule 3.9 before the upstream terminated
             return
         if post_complete_request(n, self.downstream, self._queue, self._requested, self._is_cancelled):
             self.upstream.request(n)
