@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .._flowable import Flowable
-from ._aggregate import _AggregateFlowable, _Folder, _Live
+from ._aggregate import _AggregateFlowable, _ToList
 from ._flat_map_iterable import flat_map_iterable
 
 __all__ = ["to_sorted_list", "sorted_"]
@@ -25,23 +25,15 @@ __all__ = ["to_sorted_list", "sorted_"]
 T = TypeVar("T")
 
 
-class _ToSortedList(_Folder[T, list[T]]):
+class _ToSortedList(_ToList[T]):
+    """to_list's gathering (start, step, chunk), sorted once in ``finish``. A subclass is not
+    to_list to group_by's fold table, which looks folders up by their exact type."""
+
     name = "to_sorted_list"
 
     def __init__(self, key: Callable[[T], Any] | None, reverse: bool) -> None:
         self.key = key
         self.reverse = reverse
-
-    def start(self) -> list[T]:
-        return []
-
-    def step(self, acc: list[T], item: T) -> list[T]:
-        acc.append(item)
-        return acc
-
-    def chunk(self, acc: list[T], items: list[T], live: _Live | None = None) -> list[T]:
-        acc.extend(items)
-        return acc
 
     def finish(self, acc: list[T]) -> list[T]:
         items: list[Any] = acc
