@@ -803,3 +803,55 @@ def test_cancel_from_another_thread_while_batches_are_folded() -> None:
                 ts.assert_no_errors().assert_not_complete().assert_no_violations()
                 assert len(ts.values) >= n
     assert not errors
+
+
+def test_rule_1_7_a_late_processor_completes_once_when_the_stream_is_cancelled() -> None:
+    from rstreams.processors import UnicastProcessor
+    from rstreams.testing import TestPublisher
+
+    for hide in (False, True):
+        tp: TestPublisher[int] = TestPublisher.create()
+        p: UnicastProcessor[int] = UnicastProcessor.create()
+        lt: TestSubscriber[int] = TestSubscriber()
+        p.subscribe(lt)
+        src = Flowable.from_publisher(tp)
+        ts: TestSubscriber[Any] = TestSubscriber()
+        (src.hide() if hide else src).tumbling_window(10, timestamp=lambda x: x, late=p).subscribe(ts)
+        tp.next(1, 30, 2)  # 2 is late: its window [0, 10) closed when 30 arrived
+        ts.cancel()
+        lt.assert_result(2).assert_no_violations()  # completed: nothing more can be late
+        ts.cancel()
+        tp.next(3)  # after the cancel: dropped by the cancelled operator, not sent to the Processor
+        lt.assert_result(2).assert_no_violations()
+        assert tp.was_cancelled
+
+
+def test_a_cancel_racing_late_elements_never_signals_the_processor_after_its_completion() -> None:
+    # race: late elements pushed on the upstream thread vs the cancel's completion on another
+    import threading
+
+    from rstreams import schedulers
+    from rstreams.processors import UnicastProcessor
+
+    for _ in range(100):
+        p: UnicastProcessor[int] = UnicastProcessor.create()
+        lt: TestSubscriber[int] = TestSubscriber()
+        p.subscribe(lt)
+        ts: TestSubscriber[Any] = TestSubscriber()
+        stop = threading.Event()
+
+        def late_forever(stop: threading.Event = stop) -> Any:
+            yield 100
+            while not stop.is_set():
+                yield 1  # always late: the window [0, 10) closed when 100 arrived
+
+        Flowable.from_iterable(late_forever).subscribe_on(schedulers.io()).tumbling_window(
+            10, timestamp=lambda x: x, late=p
+        ).subscribe(ts)
+        lt.await_count(5, 5)
+        ts.cancel()
+        stop.set()
+        lt.await_done(5).assert_complete().assert_no_errors().assert_no_violations()
+        n = len(lt.values)
+        time.sleep(0.001)
+        assert len(lt.values) == n

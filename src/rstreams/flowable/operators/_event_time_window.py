@@ -25,7 +25,7 @@ of bounded input). An element is *late* when a window it belongs to has ended at
 watermark (for a sliding element: any of its windows; for a session: the window it would make
 after merging with the key's open sessions). Late elements are never lost silently: ``late=`` is a
 callable (called with the element), a Processor (``on_next``; completed or failed with the
-stream), ``"drop"`` (an explicit choice), or by default ``"error"``: the stream fails with
+stream, completed when it is cancelled), ``"drop"`` (an explicit choice), or by default ``"error"``: the stream fails with
 :class:`LateElementError` naming the element, its window and the watermark. A sliding element late
 for some of its windows is still counted in its open ones and passed to ``late`` once.
 
@@ -316,6 +316,42 @@ def _short(x: object) -> str:
     except Exception:  # a foreign repr must not hide the real error
         s = f"<{type(x).__name__}>"
     return s if len(s) <= 80 else s[:77] + "..."
+
+
+class _LateProcessor:
+    """A Processor given as ``late=``, as the operator signals it: elements, then exactly one
+    terminal signal when the stream ends, fails or is cancelled (nothing more can be late then).
+    The lock (re-entrant: the Processor's subscribers may cancel the stream from inside on_next)
+    orders a late element on the upstream thread against a cancel's completion on the downstream
+    thread, so the Processor never sees on_next after its on_complete (rule 1.7)."""
+
+    __slots__ = ("_sink", "_lock", "_closed", "_op")
+
+    def __init__(self, sink: Any, op: str) -> None:
+        import threading
+
+        self._sink = sink
+        self._lock = threading.RLock()
+        self._closed = False
+        self._op = op
+
+    def on_next(self, x: Any, start: float, end: float, wm: float) -> None:
+        with self._lock:
+            if not self._closed:
+                self._sink.on_next(x)
+
+    def finish(self, error: BaseException | None) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if error is None:
+                    self._sink.on_complete()
+                else:
+                    self._sink.on_error(error)
+            except Exception as e:
+                plugins.on_error(e, f"{self._op}(): the late-element Processor raised")
 
 
 class _BadTime(Exception):
@@ -1014,13 +1050,7 @@ class _EventTimeSubscriber:
         sink = self._late_sink
         if sink is not None:
             self._late_sink = None
-            try:
-                if error is None:
-                    sink.on_complete()
-                else:
-                    sink.on_error(error)
-            except Exception as e:
-                plugins.on_error(e, f"{self._op}(): the late-element Processor raised")
+            sink.finish(error)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -1096,7 +1126,10 @@ class _EventTimeSubscriber:
         self._upstream.cancel()
         self._dispose_timer()
         self._store.clear()  # state released (a batch in progress keeps its own references)
+        sink = self._late_sink
         self._late_sink = None
+        if sink is not None:
+            sink.finish(None)  # nothing can be late any more: the Processor completes
         self._drain()
 
     def _drain(self) -> None:
@@ -1197,13 +1230,8 @@ class _EventTimeFlowable(Flowable[Window[Any, Any]]):
         elif late == "drop":
             late_fn = _drop
         elif _is_processor(late):
-            sink = late
-            on_next = late.on_next
-
-            def to_processor(x: Any, start: float, end: float, wm: float) -> None:
-                on_next(x)
-
-            late_fn = to_processor
+            sink = _LateProcessor(late, self._op)
+            late_fn = sink.on_next
         else:
             cb = cast("Callable[[Any], object]", late)
 
