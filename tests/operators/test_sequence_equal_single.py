@@ -328,3 +328,11 @@ def test_an_error_racing_the_other_sources_completion_is_never_taken_for_a_compl
         ts = seq(a, b).test()
         ts.await_done(5)
         ts.assert_no_values().assert_error(Boom).assert_no_violations()
+
+
+def test_first_or_error_and_last_or_error_name_themselves_when_empty() -> None:
+    from rstreams.errors import NoSuchElementError
+
+    for src in (Flowable.empty(), Flowable.empty().hide()):
+        src.first_or_error().test().assert_error(NoSuchElementError, match=r"^first_or_error\(\)").assert_no_violations()
+        src.last_or_error().test().assert_error(NoSuchElementError, match=r"^last_or_error\(\)").assert_no_violations()

@@ -295,7 +295,7 @@ class AggregateMixin(Generic[T]):
         Scheduler: none; the element goes out on the upstream's thread, or on the requesting thread if
         the request comes later.
         """
-        return _i_first(_f(self), NOTSET)
+        return _i_first(_f(self), NOTSET, "first_or_error")
 
     def last_or_error(self) -> Flowable[T]:
         """Emit the last element on completion; signal ``NoSuchElementError`` if the stream is empty
@@ -310,7 +310,7 @@ class AggregateMixin(Generic[T]):
         Scheduler: none; the element goes out on the thread of the upstream's completion, or on the
         requesting thread if the request comes later.
         """
-        return _i_last(_f(self), NOTSET)
+        return _i_last(_f(self), NOTSET, "last_or_error")
 
     # ------------------------------------------------------------------------------------------
     # Blocking samplers

@@ -40,7 +40,7 @@ _LAST: Final = -1  # the index that means "the last element"
 
 
 def _missing(op: str, index: int) -> NoSuchElementError:
-    if op == "first" or op == "last":
+    if index in (0, _LAST):  # first, last and their *_or_error forms
         return NoSuchElementError(f"{op}(): the stream completed without any element")
     return NoSuchElementError(f"{op}(): the stream completed with fewer than {index + 1} elements")
 
@@ -206,11 +206,11 @@ def element_at_or_error(source: Flowable[T], index: int) -> Flowable[T]:
     return _ElementAtFlowable(source, i, _ERROR, "element_at_or_error")
 
 
-def first(source: Flowable[T], default: T | Any = NOTSET) -> Flowable[T]:
-    _check_default("first", default)
-    return _ElementAtFlowable(source, 0, _ERROR if default is NOTSET else default, "first")
+def first(source: Flowable[T], default: T | Any = NOTSET, name: str = "first") -> Flowable[T]:
+    _check_default(name, default)
+    return _ElementAtFlowable(source, 0, _ERROR if default is NOTSET else default, name)
 
 
-def last(source: Flowable[T], default: T | Any = NOTSET) -> Flowable[T]:
-    _check_default("last", default)
-    return _ElementAtFlowable(source, _LAST, _ERROR if default is NOTSET else default, "last")
+def last(source: Flowable[T], default: T | Any = NOTSET, name: str = "last") -> Flowable[T]:
+    _check_default(name, default)
+    return _ElementAtFlowable(source, _LAST, _ERROR if default is NOTSET else default, name)
