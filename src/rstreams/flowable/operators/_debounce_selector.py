@@ -29,21 +29,12 @@ from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
 from .._flowable import Flowable
 from ._boundary_common import DrivenBase, OtherSubscriber
+from ._time_common import Pending as _Pending
 from ._time_common import none_refused
 
 __all__ = ["debounce_selector"]
 
 T = TypeVar("T")
-
-
-@final
-class _Pending:
-    __slots__ = ("value", "index", "emitted")
-
-    def __init__(self, value: Any, index: int) -> None:
-        self.value = value
-        self.index = index
-        self.emitted = False  # read and written inside SerializedOut sections only
 
 
 _DISPOSED: Final[Any] = object()

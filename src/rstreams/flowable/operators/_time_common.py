@@ -24,7 +24,7 @@ from ..._spec import Subscriber, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
 from ...schedulers import Scheduler
 
-__all__ = ["resolve_scheduler", "check_duration", "SerializedOut", "missing_backpressure", "none_refused", "NOOP"]
+__all__ = ["resolve_scheduler", "check_duration", "SerializedOut", "missing_backpressure", "none_refused", "NOOP", "Pending"]
 
 
 def resolve_scheduler(op: str, scheduler: Scheduler | None) -> Scheduler:
@@ -223,3 +223,16 @@ class SerializedOut:
             missed = leave(self._wip, missed)
             if missed == 0:
                 return
+
+
+class Pending:
+    """The element a debounce holds until its quiet period (a timer, or the selector's Publisher)
+    ends: ``index`` tells a stale timer from the current one; ``emitted`` is read and written inside
+    ``SerializedOut`` sections only (race: the timer vs the next element vs completion)."""
+
+    __slots__ = ("value", "index", "emitted")
+
+    def __init__(self, value: Any, index: int) -> None:
+        self.value = value
+        self.index = index
+        self.emitted = False

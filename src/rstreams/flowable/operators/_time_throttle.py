@@ -37,6 +37,7 @@ from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from ._debounce_selector import debounce_selector
 from ._sample_publisher import sample_publisher
+from ._time_common import Pending as _Pending
 from ._time_common import check_duration, none_refused, resolve_scheduler
 from ._timed_chunks import TimedBase
 
@@ -47,16 +48,6 @@ T = TypeVar("T")
 
 # ---------------------------------------------------------------------------------------------
 # debounce
-
-
-@final
-class _Pending:
-    __slots__ = ("value", "index", "emitted")
-
-    def __init__(self, value: Any, index: int) -> None:
-        self.value = value
-        self.index = index
-        self.emitted = False  # read and written only inside SerializedOut sections
 
 
 @final
