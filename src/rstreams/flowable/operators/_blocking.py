@@ -50,7 +50,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from itertools import islice, repeat
-from typing import Any, Final, Generic, NoReturn, TypeVar, final
+from typing import Any, Final, Generic, NoReturn, Self, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
@@ -287,7 +287,29 @@ class _QueueSubscriber(Generic[T]):
 # blocking_iterable
 
 
-class BlockingIterator(Generic[T]):
+class ClosedOnExit:
+    """The blocking bridges' lifetime: ``with`` closes them, and so does the garbage collector
+    (never raising from the finalizer); ``close()`` cancels the subscription."""
+
+    __slots__ = ()
+
+    def close(self) -> None:  # pragma: no cover - always overridden
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+
+class BlockingIterator(ClosedOnExit, Generic[T]):
     """An iterator over a Flowable's elements; ``close()`` (or leaving a ``for`` loop) cancels."""
 
     __slots__ = (
@@ -491,17 +513,6 @@ class BlockingIterator(Generic[T]):
             self._sub = None
             sub.cancel()
 
-    def __enter__(self) -> BlockingIterator[T]:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
 
 
 def blocking_iterable(source: Flowable[T], prefetch: int, timeout: float | None = None) -> BlockingIterator[T]:

@@ -55,7 +55,7 @@ from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription
 from ...errors import NoneElementError
 from .._flowable import Flowable
-from ._blocking import _END, _none_argument, _subscribe_blocking
+from ._blocking import _END, ClosedOnExit, _none_argument, _subscribe_blocking
 
 __all__ = ["BlockingSampler", "blocking_latest", "blocking_next", "blocking_most_recent"]
 
@@ -284,7 +284,7 @@ class _MostRecentSubscriber(_SamplerSubscriber[T]):
         return self._value
 
 
-class BlockingSampler(Generic[T]):
+class BlockingSampler(ClosedOnExit, Generic[T]):
     """An iterator over samples of a Flowable (``blocking_latest``, ``blocking_next``,
     ``blocking_most_recent``); ``close()``, leaving a ``for`` loop, the ``with`` block or garbage
     collection cancel the subscription."""
@@ -354,17 +354,6 @@ class BlockingSampler(Generic[T]):
             self._sub = None
             sub.cancel()
 
-    def __enter__(self) -> BlockingSampler[T]:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        try:
-            self.close()
-        except Exception:  # noqa: BLE001 - never raise from a finalizer
-            pass
 
 
 def blocking_latest(source: Flowable[T]) -> BlockingSampler[T]:
