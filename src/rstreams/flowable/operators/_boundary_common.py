@@ -11,7 +11,9 @@ Subscription lives in an ``AtomicRef`` (race: ``dispose`` from the parent vs a l
 ``AtomicRef`` (race: a cancel from the other Publisher's thread vs the main ``on_subscribe``), the
 downstream's demand in an ``AtomicInt`` (race: ``request`` vs an emission on either source's thread)
 and every downstream signal through a :class:`SerializedOut` (race: the main source's thread vs the
-other Publisher's thread, rule 1.3). Emitting without demand cancels both sources and signals
+other Publisher's thread, rule 1.3). Its terminal and other-Publisher signals forward to three
+hooks run inside a section: ``_at_signal`` (an element of the other Publisher), ``_at_end`` (either
+completed) and ``_at_error`` (either failed; by default :meth:`DrivenBase.fail`). Emitting without demand cancels both sources and signals
 ``MissingBackpressureError`` naming the operator (RxJava 3).
 """
 
@@ -103,6 +105,38 @@ class DrivenBase:
 
     def _on_request(self) -> None:
         """After a valid request (e.g. a last value waiting for demand)."""
+
+    def _at_signal(self) -> None:
+        """Inside a section: an element of the other Publisher (a boundary cut, a sample)."""
+        raise NotImplementedError
+
+    def _at_end(self) -> None:
+        """Inside a section: the main source or the other Publisher completed."""
+        raise NotImplementedError
+
+    def _at_error(self, error: BaseException) -> None:
+        """Inside a section: the main source or the other Publisher failed."""
+        self.fail(error)
+
+    # -- signals: every one runs its hook inside one SerializedOut section (race: the main
+    # source's thread vs the other Publisher's thread, rule 1.3); a subclass with more state per
+    # signal overrides these ----------------------------------------------------------------------
+    def on_error(self, error: BaseException) -> None:
+        if error is None:
+            raise none_refused("on_error")  # rule 2.13
+        self._out.run(lambda: self._at_error(error))
+
+    def on_complete(self) -> None:
+        self._out.run(self._at_end)
+
+    def other_next(self, other: OtherSubscriber, item: Any) -> None:
+        self._out.run(self._at_signal)
+
+    def other_error(self, other: OtherSubscriber, error: BaseException) -> None:
+        self._out.run(lambda: self._at_error(error))
+
+    def other_complete(self, other: OtherSubscriber) -> None:
+        self._out.run(self._at_end)
 
     # -- plumbing ------------------------------------------------------------------------------
     def subscribe_downstream(self) -> None:

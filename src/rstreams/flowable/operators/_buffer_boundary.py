@@ -72,43 +72,25 @@ class _BufferBoundarySubscriber(DrivenBase):
             if b is not None:
                 b.extend(items)
 
-    def on_error(self, error: BaseException) -> None:
-        if error is None:
-            raise none_refused("on_error")  # rule 2.13
-        self._out.run(lambda: self._fail(error))
-
-    def on_complete(self) -> None:
-        self._out.run(self._finish)
-
-    # -- boundary --------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber, item: Any) -> None:
-        self._out.run(self._cut)
-
-    def other_error(self, other: OtherSubscriber, error: BaseException) -> None:
-        self._out.run(lambda: self._fail(error))
-
-    def other_complete(self, other: OtherSubscriber) -> None:
-        self._out.run(self._finish)
-
-    # -- inside serialized sections ------------------------------------------------------------
+    # -- inside serialized sections (DrivenBase runs the hooks at the terminal and boundary signals)
     def _take(self, keep: bool) -> list[Any] | None:
         with self._lock:
             b = self._buf
             self._buf = [] if keep else None
         return b
 
-    def _cut(self) -> None:
+    def _at_signal(self) -> None:
         if self._done:
             return
         b = self._take(True)
         if b is not None:
             self.try_emit(b, "the list at a boundary signal")
 
-    def _fail(self, error: BaseException) -> None:
+    def _at_error(self, error: BaseException) -> None:
         self._take(False)
         self.fail(error)
 
-    def _finish(self) -> None:
+    def _at_end(self) -> None:
         if self._done:
             return
         self._done = True

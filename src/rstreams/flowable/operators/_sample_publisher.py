@@ -64,26 +64,9 @@ class _SamplePublisherSubscriber(DrivenBase):
         if items:
             self._latest.append(items[-1])
 
-    def on_error(self, error: BaseException) -> None:
-        if error is None:
-            raise none_refused("on_error")  # rule 2.13
-        self._out.run(lambda: self.fail(error))
-
-    def on_complete(self) -> None:
-        self._out.run(self._finish)
-
-    # -- sampler ---------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber, item: Any) -> None:
-        self._out.run(self._sample)
-
-    def other_error(self, other: OtherSubscriber, error: BaseException) -> None:
-        self._out.run(lambda: self.fail(error))
-
-    def other_complete(self, other: OtherSubscriber) -> None:
-        self._out.run(self._finish)
-
-    # -- inside serialized sections ------------------------------------------------------------
-    def _sample(self) -> None:
+    # -- inside serialized sections (DrivenBase runs the hooks at the terminal and sampler signals;
+    # an error of either fails the stream: DrivenBase._at_error)
+    def _at_signal(self) -> None:
         if self._done:
             return
         try:
@@ -92,7 +75,7 @@ class _SamplePublisherSubscriber(DrivenBase):
             return
         self.try_emit(v, "the sampled element")
 
-    def _finish(self) -> None:
+    def _at_end(self) -> None:
         if self._done:
             return
         self.cancel_all()  # the source or the sampler is done; the other one stops

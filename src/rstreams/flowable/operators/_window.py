@@ -46,6 +46,7 @@ from ...schedulers import Scheduler, Worker
 from .._flowable import Flowable
 from ._boundary_common import GONE
 from ._time_common import (
+    SerializedOut,
     check_count,
     check_duration,
     missing_backpressure,
@@ -54,7 +55,7 @@ from ._time_common import (
 from ._timed_chunks import TimedChunks
 from ._unicast_group import UnicastGroup
 
-__all__ = ["window", "window_timed", "UnicastWindow", "WindowMain"]
+__all__ = ["window", "window_timed", "UnicastWindow", "WindowMain", "open_serialized_window", "end_serialized_windows"]
 
 T = TypeVar("T")
 
@@ -121,6 +122,57 @@ class _LiveCount:
     def release(self) -> None:
         if self._live.decrement_and_get() == 0:
             self._cancel_upstream()
+
+
+# ---------------------------------------------------------------------------------------------
+# Windows emitted inside SerializedOut sections (window_timed, window(boundary)): a window opens
+# at a clock or boundary signal, never waits for main demand (RxJava 3: MissingBackpressureError)
+
+
+def open_serialized_window(
+    out: SerializedOut,
+    live: _LiveCount,
+    requested: AtomicInt,
+    op: str,
+    stop: Callable[[], Any],
+    what: str = "could not emit a new window",
+) -> UnicastGroup | None:
+    """Inside a section: emit a new window counted in ``live`` and return its state (the open
+    window); without main demand, ``stop()`` the sources, signal ``MissingBackpressureError``
+    naming ``op`` and return None (the stream is over: the caller marks itself done). A window
+    nobody subscribed during the main ``on_next`` is released at once: it does not keep the
+    upstream alive."""
+    if requested.get() == 0:
+        stop()
+        out.emit_error(missing_backpressure(op, what))
+        return None
+    w: UnicastWindow[Any] = UnicastWindow(live.release)
+    live.add()
+    ws = w._state
+    out.emit_next(w)
+    if ws.try_abandon():
+        ws.release()
+    if requested.get() < MAX_DEMAND:
+        produced(requested, 1)
+    return ws
+
+
+def end_serialized_windows(
+    out: SerializedOut, window: UnicastGroup | None, error: BaseException | None, main_cancelled: AtomicFlag
+) -> None:
+    """Inside a section, once: the open ``window`` (if any), then the main output, get the
+    terminal signal. An error the open window received is not undeliverable when the main
+    subscriber left."""
+    if error is None:
+        if window is not None:
+            window.on_complete()
+        out.emit_complete()
+        return
+    if window is not None:
+        window.on_error(error)
+        if main_cancelled.is_set():
+            return
+    out.emit_error(error)
 
 
 class WindowMain:
@@ -364,22 +416,10 @@ class _WindowTimedSubscriber(TimedChunks):
         # inside a serialized section
         if self._done or self._main_cancelled.is_set():
             return
-        r = self._requested
-        if r.get() == 0:
-            self._done = True
-            self._stop()
-            self._out.emit_error(missing_backpressure("window_timed", "could not emit a new window"))
-            return
-        w: UnicastWindow[Any] = UnicastWindow(self._live.release)
-        self._live.add()
-        ws = w._state
-        self._window = ws
         self._size = 0
-        self._out.emit_next(w)
-        if ws.try_abandon():
-            ws.release()  # nobody subscribed during on_next: it does not keep the upstream alive
-        if r.get() < MAX_DEMAND:
-            produced(r, 1)
+        self._window = open_serialized_window(self._out, self._live, self._requested, "window_timed", self._stop)
+        if self._window is None:
+            self._done = True
 
     def _close_window(self) -> None:
         w = self._window
@@ -405,16 +445,7 @@ class _WindowTimedSubscriber(TimedChunks):
     def _ended(self, error: BaseException | None) -> None:
         w = self._window
         self._window = None
-        if error is None:
-            if w is not None:
-                w.on_complete()
-            self._out.emit_complete()
-        else:
-            if w is not None:
-                w.on_error(error)
-            if self._main_cancelled.is_set() and w is not None:
-                return  # the open window got it; the main subscriber left (not undeliverable)
-            self._out.emit_error(error)
+        end_serialized_windows(self._out, w, error, self._main_cancelled)
 
     def request(self, n: int) -> None:
         err = request_or_error(self._requested, n)

@@ -27,14 +27,14 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag
-from ..._internal.requests import MAX_DEMAND, produced, request_or_error
+from ..._internal.requests import MAX_DEMAND, request_or_error
 from ..._internal.subscriptions import cancel
 from ..._spec import Publisher, Subscriber, Subscription
 from .._flowable import Flowable
 from ._boundary_common import DrivenBase, OtherSubscriber, check_publisher
-from ._time_common import missing_backpressure, none_refused
+from ._time_common import none_refused
 from ._unicast_group import UnicastGroup
-from ._window import UnicastWindow, _LiveCount
+from ._window import _LiveCount, end_serialized_windows, open_serialized_window
 
 __all__ = ["window_boundary"]
 
@@ -58,27 +58,16 @@ class _WindowBoundarySubscriber(DrivenBase):
     def _dispose_others(self) -> None:
         self._other.dispose()
 
-    # -- inside serialized sections ------------------------------------------------------------
+    # -- inside serialized sections (DrivenBase runs the hooks at the terminal and boundary signals)
     def open_window(self) -> None:
         if self._done or self._main_cancelled.is_set():
             return
-        r = self._requested
-        if r.get() == 0:
+        what = "could not emit a new window at a boundary signal"
+        self._window = open_serialized_window(self._out, self._live, self._requested, "window", self.cancel_all, what)
+        if self._window is None:
             self._done = True
-            self.cancel_all()
-            self._out.emit_error(missing_backpressure("window", "could not emit a new window at a boundary signal"))
-            return
-        w: UnicastWindow[Any] = UnicastWindow(self._live.release)
-        self._live.add()
-        ws = w._state
-        self._window = ws
-        self._out.emit_next(w)
-        if ws.try_abandon():
-            ws.release()  # nobody subscribed during on_next: it does not keep the upstream alive
-        if r.get() < MAX_DEMAND:
-            produced(r, 1)
 
-    def _rotate(self) -> None:
+    def _at_signal(self) -> None:
         if self._done:
             return
         w = self._window
@@ -86,6 +75,12 @@ class _WindowBoundarySubscriber(DrivenBase):
         if w is not None:
             w.on_complete()
         self.open_window()
+
+    def _at_end(self) -> None:
+        self._end(None)
+
+    def _at_error(self, error: BaseException) -> None:
+        self._end(error)
 
     def _end(self, error: BaseException | None) -> None:
         if self._done:
@@ -96,16 +91,7 @@ class _WindowBoundarySubscriber(DrivenBase):
         self.cancel_all()
         w = self._window
         self._window = None
-        if error is None:
-            if w is not None:
-                w.on_complete()
-            self._out.emit_complete()
-        else:
-            if w is not None:
-                w.on_error(error)
-            if self._main_cancelled.is_set() and w is not None:
-                return  # the open window got it; the main subscriber left (not undeliverable)
-            self._out.emit_error(error)
+        end_serialized_windows(self._out, w, error, self._main_cancelled)
 
     def _bad_request(self, err: BaseException) -> None:
         # rule 3.9: everything stops; the open window completes with what it got, the main fails
@@ -148,24 +134,6 @@ class _WindowBoundarySubscriber(DrivenBase):
         """Library-internal batch protocol (elements already checked): one serialized section and
         one window drain per batch."""
         self._out.run(lambda: self._add_batch(items))
-
-    def on_error(self, error: BaseException) -> None:
-        if error is None:
-            raise none_refused("on_error")  # rule 2.13
-        self._out.run(lambda: self._end(error))
-
-    def on_complete(self) -> None:
-        self._out.run(lambda: self._end(None))
-
-    # -- boundary --------------------------------------------------------------------------------
-    def other_next(self, other: OtherSubscriber, item: Any) -> None:
-        self._out.run(self._rotate)
-
-    def other_error(self, other: OtherSubscriber, error: BaseException) -> None:
-        self._out.run(lambda: self._end(error))
-
-    def other_complete(self, other: OtherSubscriber) -> None:
-        self._out.run(lambda: self._end(None))
 
     # -- main subscription -----------------------------------------------------------------------
     def cancel(self) -> None:
