@@ -65,9 +65,9 @@ def enable_assembly_tracing() -> None:
         ts.errors[0].__notes__          # ['at .map(int) (etl.py:2)']
         plugins.disable_assembly_tracing()
     """
-    from .flowable import _assembly
+    from .flowable import lowlevel
 
-    _assembly.set_tracing(True)
+    lowlevel.set_tracing(True)
 
 
 def disable_assembly_tracing() -> None:
@@ -80,9 +80,9 @@ def disable_assembly_tracing() -> None:
         plugins.disable_assembly_tracing()
         plugins.assembly_tracing_enabled()         # False
     """
-    from .flowable import _assembly
+    from .flowable import lowlevel
 
-    _assembly.set_tracing(False)
+    lowlevel.set_tracing(False)
 
 
 def assembly_tracing_enabled() -> bool:
@@ -93,9 +93,9 @@ def assembly_tracing_enabled() -> bool:
         plugins.enable_assembly_tracing()
         plugins.assembly_tracing_enabled()         # True
     """
-    from .flowable import _assembly
+    from .flowable import lowlevel
 
-    return _assembly.tracing_enabled()
+    return lowlevel.tracing_enabled()
 
 
 def set_on_assembly(hook: Callable[[Flowable[Any]], Flowable[Any]] | None) -> None:
@@ -116,9 +116,9 @@ def set_on_assembly(hook: Callable[[Flowable[Any]], Flowable[Any]] | None) -> No
         len(built)                                                # 2: range(...) and .map(str)
         plugins.set_on_assembly(None)
     """
-    from .flowable import _assembly
+    from .flowable import lowlevel
 
-    _assembly.set_assembly_hook(hook)
+    lowlevel.set_assembly_hook(hook)
 
 
 def get_on_assembly() -> Callable[[Flowable[Any]], Flowable[Any]] | None:
@@ -130,9 +130,9 @@ def get_on_assembly() -> Callable[[Flowable[Any]], Flowable[Any]] | None:
         plugins.set_on_assembly(hook)
         plugins.get_on_assembly() is hook          # True
     """
-    from .flowable import _assembly
+    from .flowable import lowlevel
 
-    return _assembly.assembly_hook()
+    return lowlevel.assembly_hook()
 
 
 def set_on_schedule(hook: Callable[[Callable[[], object]], Callable[[], object]] | None) -> None:
@@ -183,7 +183,7 @@ def reset() -> None:
     """
     set_error_handler(None)
     set_schedule_hook(None)
-    from .flowable import _assembly
+    from .flowable import lowlevel
 
-    _assembly.set_assembly_hook(None)
-    _assembly.set_tracing(False)
+    lowlevel.set_assembly_hook(None)
+    lowlevel.set_tracing(False)

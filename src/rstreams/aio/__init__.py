@@ -28,11 +28,22 @@ a Reactive Streams ``cancel``; errors raised in coroutines reach ``on_error`` wi
 
 from __future__ import annotations
 
-from ._iterator import AsyncIteratorSubscriber, FlowableAsyncIterator, await_last, to_async_iterator
-from ._loop import LoopClosedError, background_loop, stop_background_loop
-from ._map_async import do_on_next_async, flat_map_async, map_async
-from ._scheduler import AsyncioScheduler, AsyncioWorker
-from ._sources import from_async_iterable, from_coroutine
+# The bridge lives below this package: in the flowable layer (Flowable's own methods use it), in
+# rstreams.schedulers (a scheduler is a scheduler) and in the toolkit (the loop helpers). This
+# module is its public face: the same objects, under the names users import.
+from .._internal.event_loops import LoopClosedError, background_loop, stop_background_loop
+from ..flowable.lowlevel import (
+    AsyncIteratorSubscriber,
+    FlowableAsyncIterator,
+    await_last,
+    do_on_next_async,
+    flat_map_async,
+    from_async_iterable,
+    from_coroutine,
+    map_async,
+    to_async_iterator,
+)
+from ..schedulers import AsyncioScheduler, AsyncioWorker
 
 __all__ = [
     "AsyncIteratorSubscriber",

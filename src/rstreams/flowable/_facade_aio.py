@@ -1,9 +1,10 @@
 """Facade methods of Flowable for the aio operators (a mixin of :class:`Flowable`).
 
 Methods here follow the same rules as ``_flowable.py``: thin, calling their implementation in
-``rstreams.aio`` through ``lazy_function`` (imported on first use, so ``import rstreams`` imports
-neither asyncio nor ``rstreams.aio``), each with a docstring holding a small example and
-"Backpressure:"/"Scheduler:" notes.
+``operators/_async_iterator.py``, ``operators/_map_async.py`` and ``sources/_async.py`` (the
+asyncio bridge lives in the flowable layer; ``rstreams.aio`` re-exports its public names) through
+``lazy_function`` (imported on first use, so ``import rstreams`` does not import asyncio), each
+with a docstring holding a small example and "Backpressure:"/"Scheduler:" notes.
 """
 
 from __future__ import annotations
@@ -16,35 +17,35 @@ from ._lazy import lazy_function
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
 
-    from ..aio._iterator import FlowableAsyncIterator
     from ._flowable import Flowable
+    from .operators._async_iterator import FlowableAsyncIterator
 
-# The asyncio bridge, imported on first use (``import rstreams`` imports neither asyncio nor
-# rstreams.aio), through the facade's one wiring mechanism (``lazy_function``).
+# The asyncio bridge, imported on first use (``import rstreams`` does not import asyncio),
+# through the facade's one wiring mechanism (``lazy_function``).
 if TYPE_CHECKING:
-    from ..aio._iterator import aiter_of as _i_aiter_of
-    from ..aio._iterator import await_generator as _i_await_generator
-    from ..aio._iterator import task_close as _i_task_close
-    from ..aio._iterator import task_send as _i_task_send
-    from ..aio._iterator import task_throw as _i_task_throw
-    from ..aio._iterator import to_async_iterator as _i_to_async_iterator
-    from ..aio._map_async import do_on_next_async as _i_do_on_next_async
-    from ..aio._map_async import flat_map_async as _i_flat_map_async
-    from ..aio._map_async import map_async as _i_map_async
-    from ..aio._sources import from_async_iterable as _i_from_async_iterable
-    from ..aio._sources import from_coroutine as _i_from_coroutine
+    from .operators._async_iterator import aiter_of as _i_aiter_of
+    from .operators._async_iterator import await_generator as _i_await_generator
+    from .operators._async_iterator import task_close as _i_task_close
+    from .operators._async_iterator import task_send as _i_task_send
+    from .operators._async_iterator import task_throw as _i_task_throw
+    from .operators._async_iterator import to_async_iterator as _i_to_async_iterator
+    from .operators._map_async import do_on_next_async as _i_do_on_next_async
+    from .operators._map_async import flat_map_async as _i_flat_map_async
+    from .operators._map_async import map_async as _i_map_async
+    from .sources._async import from_async_iterable as _i_from_async_iterable
+    from .sources._async import from_coroutine as _i_from_coroutine
 else:
-    _i_aiter_of = lazy_function("..aio._iterator", "aiter_of", "_i_aiter_of", globals())
-    _i_await_generator = lazy_function("..aio._iterator", "await_generator", "_i_await_generator", globals())
-    _i_do_on_next_async = lazy_function("..aio._map_async", "do_on_next_async", "_i_do_on_next_async", globals())
-    _i_flat_map_async = lazy_function("..aio._map_async", "flat_map_async", "_i_flat_map_async", globals())
-    _i_from_async_iterable = lazy_function("..aio._sources", "from_async_iterable", "_i_from_async_iterable", globals())
-    _i_from_coroutine = lazy_function("..aio._sources", "from_coroutine", "_i_from_coroutine", globals())
-    _i_map_async = lazy_function("..aio._map_async", "map_async", "_i_map_async", globals())
-    _i_task_close = lazy_function("..aio._iterator", "task_close", "_i_task_close", globals())
-    _i_task_send = lazy_function("..aio._iterator", "task_send", "_i_task_send", globals())
-    _i_task_throw = lazy_function("..aio._iterator", "task_throw", "_i_task_throw", globals())
-    _i_to_async_iterator = lazy_function("..aio._iterator", "to_async_iterator", "_i_to_async_iterator", globals())
+    _i_aiter_of = lazy_function(".operators._async_iterator", "aiter_of", "_i_aiter_of", globals())
+    _i_await_generator = lazy_function(".operators._async_iterator", "await_generator", "_i_await_generator", globals())
+    _i_do_on_next_async = lazy_function(".operators._map_async", "do_on_next_async", "_i_do_on_next_async", globals())
+    _i_flat_map_async = lazy_function(".operators._map_async", "flat_map_async", "_i_flat_map_async", globals())
+    _i_from_async_iterable = lazy_function(".sources._async", "from_async_iterable", "_i_from_async_iterable", globals())
+    _i_from_coroutine = lazy_function(".sources._async", "from_coroutine", "_i_from_coroutine", globals())
+    _i_map_async = lazy_function(".operators._map_async", "map_async", "_i_map_async", globals())
+    _i_task_close = lazy_function(".operators._async_iterator", "task_close", "_i_task_close", globals())
+    _i_task_send = lazy_function(".operators._async_iterator", "task_send", "_i_task_send", globals())
+    _i_task_throw = lazy_function(".operators._async_iterator", "task_throw", "_i_task_throw", globals())
+    _i_to_async_iterator = lazy_function(".operators._async_iterator", "to_async_iterator", "_i_to_async_iterator", globals())
 
 __all__ = ["AsyncioMixin"]
 
@@ -140,7 +141,7 @@ class AsyncioMixin(_CoroutineFace[T]):
         return _i_await_generator(_this(self))
 
     # The coroutine protocol, so that asyncio.create_task / asyncio.run / loop.run_until_complete
-    # (which take coroutines only) accept a Flowable; see rstreams.aio._iterator.
+    # (which take coroutines only) accept a Flowable; see operators/_async_iterator.py.
 
     def send(self, value: Any, /) -> Any:
         """Coroutine protocol: one step of ``await flowable`` driven by an asyncio Task.

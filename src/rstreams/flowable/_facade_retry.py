@@ -15,8 +15,8 @@ from ._lazy import lazy_function
 
 if TYPE_CHECKING:
     from .._spec import Publisher
-    from ..retry import RetrySpec
     from ._flowable import Flowable
+    from ._retry_policy import RetrySpec
     from .operators._retry_when import repeat_when as _i_repeat_when
     from .operators._retry_when import retry_when as _i_retry_when
 else:

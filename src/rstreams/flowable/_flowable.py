@@ -1914,7 +1914,7 @@ class Flowable(
         delays run on its scheduler (see :meth:`retry_policy`).
         """
         if times is not None and not isinstance(times, int):
-            from ..retry import RetrySpec
+            from ._retry_policy import RetrySpec
 
             if isinstance(times, RetrySpec):
                 if predicate is not None:

@@ -13,7 +13,7 @@ from typing import Any, TypeVar, final
 from .._internal import plugins
 from .._internal.requests import MAX_DEMAND
 from .._spec import Subscriber, Subscription
-from ..flowable._scalar import DeferredScalarSubscription
+from ..flowable.lowlevel import DeferredScalarSubscription
 from ._base import SubscriberSet, check_error, check_item
 
 __all__ = ["AsyncProcessor"]

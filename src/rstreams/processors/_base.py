@@ -22,7 +22,7 @@ from .._internal.drain import enter, leave
 from .._internal.subscriptions import set_once
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import MissingBackpressureError, NoneElementError
-from ..flowable._flowable import Flowable
+from ..flowable import Flowable
 
 __all__ = ["FlowableProcessor", "SerializedProcessor", "SubscriberSet", "check_item", "missing_backpressure"]
 

@@ -4,7 +4,9 @@
 return shared instances (as RxJava's ``Schedulers.single()``); ``from_executor(executor)`` wraps a
 ``concurrent.futures.Executor``. Threads are daemon threads named ``rstreams-<kind>-<n>``; pools
 are bounded (computation: ``cpu_count`` threads; io: ``10 * cpu_count``, idle threads expire after
-60 s). ``TestScheduler`` (virtual time) lives in :mod:`rstreams.testing`.
+60 s). ``TestScheduler`` (virtual time) lives in :mod:`rstreams.testing`; ``AsyncioScheduler``
+(a Worker's tasks on an event loop) is here and in :mod:`rstreams.aio`, loaded on first use (so
+importing this package does not import asyncio).
 
 Example::
 
@@ -17,13 +19,27 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+from typing import TYPE_CHECKING, Any
 
 from ._base import DISPOSED, Scheduler, TaskHandle, Worker
+
+# Not in __all__ (explicit re-exports, ``import x as x``): what a Scheduler written elsewhere in
+# rstreams builds on (TestScheduler in rstreams.testing), and new_thread's class for a named thread
+# of one's own (the Spark sink's writer).
+from ._base import DisposedHandle as DisposedHandle
+from ._base import run_task as run_task
+from ._base import run_task_nested as run_task_nested
 from ._local import ExecutorScheduler, ImmediateScheduler, TrampolineScheduler
-from ._threads import ComputationScheduler, IoScheduler, NewThreadScheduler, SingleScheduler
+from ._threads import ComputationScheduler, IoScheduler, SingleScheduler
+from ._threads import NewThreadScheduler as NewThreadScheduler
+
+if TYPE_CHECKING:
+    from ._asyncio import AsyncioScheduler, AsyncioWorker
 
 __all__ = [
     "DISPOSED",
+    "AsyncioScheduler",
+    "AsyncioWorker",
     "Scheduler",
     "TaskHandle",
     "Worker",
@@ -36,6 +52,22 @@ __all__ = [
     "single",
     "trampoline",
 ]
+
+# The asyncio scheduler, loaded on first use (importing asyncio costs tens of milliseconds).
+_LAZY = {
+    "AsyncioScheduler": "._asyncio",
+    "AsyncioWorker": "._asyncio",
+}
+
+
+def __getattr__(name: str) -> Any:
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'rstreams.schedulers' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(mod, __name__), name)
+
 
 _lock = threading.Lock()
 _immediate = ImmediateScheduler()

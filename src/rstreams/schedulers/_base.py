@@ -99,7 +99,9 @@ class _PeriodicHandle(TaskHandle):
 
 
 @final
-class _Disposed:
+class DisposedHandle:
+    """The type of :data:`DISPOSED`: a handle that is already disposed (``dispose()`` does nothing)."""
+
     __slots__ = ()
 
     def dispose(self) -> None:
@@ -111,7 +113,7 @@ class _Disposed:
 
 
 #: What ``schedule`` returns after its worker or scheduler was disposed.
-DISPOSED: Final = _Disposed()
+DISPOSED: Final = DisposedHandle()
 
 
 def run_task(task: Task, context: contextvars.Context | None) -> None:
@@ -174,10 +176,10 @@ class Worker(ABC):
         self._disposed = AtomicFlag()
 
     @abstractmethod
-    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         """Run ``task`` after ``delay`` seconds (0: as soon as possible, after earlier tasks)."""
 
-    def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | _Disposed:
+    def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | DisposedHandle:
         """Run ``task`` every ``period`` seconds after ``initial_delay``, on absolute times
         (start + k * period); if the worker falls behind by more than a period it re-bases rather
         than bursting. Disposing the returned handle also disposes the pending run."""

@@ -14,11 +14,11 @@ from .._internal.atomics import AtomicInt, AtomicRef
 from .._internal.plugins import on_schedule
 from ._base import (
     DISPOSED,
+    DisposedHandle,
     Scheduler,
     Task,
     TaskHandle,
     Worker,
-    _Disposed,
     run_task,
     run_task_nested,
     sleep_until,
@@ -34,7 +34,7 @@ class _ImmediateWorker(Worker):
         super().__init__()
         self._context = contextvars.copy_context()  # captured at creation: subscribe time
 
-    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         if self.is_disposed:
             return DISPOSED
         task = on_schedule(task)
@@ -44,7 +44,7 @@ class _ImmediateWorker(Worker):
             run_task_nested(task, self._context)
         return DISPOSED
 
-    def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | _Disposed:
+    def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | DisposedHandle:
         """A loop on the calling thread until the worker or the task's own handle is disposed (from
         inside the task: interval().take(n) cancels). The inherited version re-schedules each run
         from inside the previous one, which on this worker is a nested call: the stack grew by a
@@ -90,7 +90,7 @@ class _TrampolineWorker(Worker):
         super().__init__()
         self._context = contextvars.copy_context()  # captured at creation: subscribe time
 
-    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         if self.is_disposed:
             return DISPOSED
         handle = TaskHandle(on_schedule(task))
@@ -159,7 +159,7 @@ class _ExecutorWorker(Worker):
             tw = self._timers.get()
         return None if tw is _NO_TIMERS else tw
 
-    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         if self.is_disposed:
             return DISPOSED
         handle = TaskHandle(on_schedule(task))

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.plugins import on_schedule
-from ._base import DISPOSED, Scheduler, Task, TaskHandle, Worker, _Disposed, run_task
+from ._base import DISPOSED, DisposedHandle, Scheduler, Task, TaskHandle, Worker, run_task
 
 __all__ = [
     "EventLoop",
@@ -173,7 +173,7 @@ class LoopWorker(Worker):
         self._owns_loop = owns_loop
         self._release = release
 
-    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | _Disposed:
+    def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         if self._disposed._value:
             return DISPOSED
         handle = _WorkerTaskHandle(on_schedule(task), self)

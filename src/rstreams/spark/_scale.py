@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 from ..flowable import Flowable
-from ..flowable._arrow import check_nulls as _check_nulls
-from ..flowable._arrow import rows_to_batch as _rows_to_batch
-from ..flowable._fused import none_index
+from ..flowable.lowlevel import check_nulls as _check_nulls
+from ..flowable.lowlevel import none_index
+from ..flowable.lowlevel import rows_to_batch as _rows_to_batch
 
 __all__ = ["run_on_spark", "PartitionError"]
 

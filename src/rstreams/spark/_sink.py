@@ -42,8 +42,7 @@ from typing import Any, Final, TypeVar
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag
 from .._spec import MAX_DEMAND, Publisher, Subscription
-from ..schedulers import DISPOSED
-from ..schedulers._threads import NewThreadScheduler
+from ..schedulers import DISPOSED, NewThreadScheduler
 from ._jvm import JvmWatchdog, SparkJvmDiedError
 from ._landing import (
     InputMismatchError,

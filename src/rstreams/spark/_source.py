@@ -77,9 +77,7 @@ from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicRef
 from .._spec import Subscriber
 from ..flowable import Flowable
-from ..flowable._arrow import batch_to_rows
-from ..flowable._base import BasicSubscriber
-from ..flowable._fused import Fusion, batch_sink
+from ..flowable.lowlevel import BasicSubscriber, Fusion, batch_sink, batch_to_rows
 from ._jvm import JvmWatchdog, SparkJvmDiedError, dead_jvm_error, jvm_exit_code
 
 __all__ = ["from_dataframe", "from_table", "from_sql", "batch_to_rows"]

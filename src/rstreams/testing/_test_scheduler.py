@@ -24,7 +24,8 @@ import math
 import threading
 
 from .._internal.plugins import on_schedule
-from ..schedulers._base import DISPOSED, Scheduler, TaskHandle, Worker, _Disposed, run_task_nested
+from ..schedulers import DISPOSED, Scheduler, TaskHandle, Worker, run_task_nested
+from ..schedulers import DisposedHandle as _Disposed
 
 __all__ = ["TestScheduler"]
 

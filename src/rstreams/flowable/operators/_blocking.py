@@ -101,7 +101,7 @@ def _subscribe_blocking(source: Flowable[T], sub: Any) -> None:
     if events is None or loop is None:
         source.subscribe(sub)
         return
-    from ...aio._loop import set_hidden_by_blocking_bridge
+    from ..._internal.event_loops import set_hidden_by_blocking_bridge
 
     events._set_running_loop(None)  # thread-local: this thread only, restored right after
     set_hidden_by_blocking_bridge(loop)  # a source bound to this very loop can say it would hang

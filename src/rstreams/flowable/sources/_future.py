@@ -75,7 +75,7 @@ class _FutureObserver(Generic[T]):
         thread-safe), directly when called there."""
         from asyncio.events import _get_running_loop
 
-        from ...aio._loop import hidden_by_blocking_bridge
+        from ..._internal.event_loops import hidden_by_blocking_bridge
 
         loop = future.get_loop()
         if loop is hidden_by_blocking_bridge():

@@ -1,5 +1,11 @@
 """Which event loop the asyncio bridge runs on, and how to reach it from any thread.
 
+Toolkit of the layers that touch asyncio: the flowable layer's bridge (``async for``, ``await``,
+``map_async``, ``from_async_iterable``, ``from_future`` and the blocking bridges), the
+``AsyncioScheduler`` in ``rstreams.schedulers`` and the public ``rstreams.aio`` (which re-exports
+:func:`background_loop`, :func:`stop_background_loop` and :class:`LoopClosedError`). Importing it
+imports asyncio, so only modules loaded on first use import it.
+
 * :func:`background_loop` is a shared event loop running forever on one daemon thread named
   ``rstreams-aio-loop``, started lazily on first use (and restarted if it was stopped). Sources and
   async mappers subscribed from a thread with no running loop run their coroutines there.

@@ -32,14 +32,14 @@ from asyncio.events import _get_running_loop
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Awaitable, Callable
 from typing import Any, Final, Generic, TypeVar, cast, final
 
-from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.requests import add_request, produced, validate_request
-from .._internal.subscriptions import error_empty
-from .._spec import Subscriber
-from ..errors import NoneElementError
-from ..flowable._flowable import Flowable
-from ._loop import LoopClosedError, hidden_by_blocking_bridge, resolve_loop
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.event_loops import LoopClosedError, hidden_by_blocking_bridge, resolve_loop
+from ..._internal.requests import add_request, produced, validate_request
+from ..._internal.subscriptions import error_empty
+from ..._spec import Subscriber
+from ...errors import NoneElementError
+from .._flowable import Flowable
 
 __all__ = ["from_async_iterable", "from_coroutine", "AsyncIterableSubscription"]
 

@@ -27,9 +27,9 @@ from asyncio import AbstractEventLoop
 from asyncio.events import _get_running_loop
 from typing import Any, final
 
+from .._internal.event_loops import resolve_loop
 from .._internal.plugins import on_schedule
-from ..schedulers._base import DISPOSED, Scheduler, TaskHandle, Worker, _Disposed, run_task
-from ._loop import resolve_loop
+from ._base import DISPOSED, DisposedHandle, Scheduler, TaskHandle, Worker, run_task
 
 __all__ = ["AsyncioScheduler", "AsyncioWorker"]
 
@@ -97,7 +97,7 @@ class AsyncioWorker(Worker):
         self._handles: set[_LoopTaskHandle] = set()
         self._lock = threading.Lock()  # race: schedule vs dispose (guards _handles only)
 
-    def schedule(self, task: Any, delay: float = 0.0) -> TaskHandle | _Disposed:
+    def schedule(self, task: Any, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         if self.is_disposed:
             return DISPOSED
         h = _LoopTaskHandle(on_schedule(task), self)

@@ -47,16 +47,16 @@ from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Callable
 from typing import Any, Final, Generic, TypeVar, cast, final
 
-from .._internal import plugins
-from .._internal.arguments import positive_int
-from .._internal.atomics import AtomicInt
-from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from .._internal.subscriptions import CANCELLED
-from .._spec import Publisher, Subscriber, Subscription
-from ..flowable._base import none_result_error
-from ..flowable._flowable import Flowable
-from ._loop import LoopClosedError, resolve_loop
-from ._sources import _FromAsyncIterable
+from ..._internal import plugins
+from ..._internal.arguments import positive_int
+from ..._internal.atomics import AtomicInt
+from ..._internal.event_loops import LoopClosedError, resolve_loop
+from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.subscriptions import CANCELLED
+from ..._spec import Publisher, Subscriber, Subscription
+from .._base import none_result_error
+from .._flowable import Flowable
+from ..sources._async import _FromAsyncIterable
 
 __all__ = ["map_async", "flat_map_async", "do_on_next_async"]
 
@@ -437,7 +437,7 @@ def _loop_and_source(source: Publisher[T]) -> tuple[AbstractEventLoop, Publisher
     running = _get_running_loop()
     if running is not None:
         return running, source
-    from .. import schedulers
+    from ... import schedulers
 
     return resolve_loop(None), Flowable.from_publisher(source).subscribe_on(schedulers.io())
 
@@ -514,7 +514,7 @@ class _FlatMapAsyncFlowable(Flowable[R]):
         self._prefetch = prefetch
 
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
-        from ..flowable.operators._flat_map import flat_map
+        from ._flat_map import flat_map
 
         loop, source = _loop_and_source(self._source)
         fn = self._fn

@@ -75,16 +75,16 @@ from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Generator
 from typing import TYPE_CHECKING, Any, Final, Generic, NoReturn, TypeVar, final
 
-from .._internal import plugins
-from .._internal.arguments import positive_int
-from .._internal.atomics import AtomicInt, AtomicRef
-from .._internal.requests import MAX_DEMAND
-from .._internal.subscriptions import CANCELLED, cancel, set_once
-from .._spec import Publisher, Subscription, null_element_message
-from ..errors import NoneElementError, NoSuchElementError
+from ..._internal import plugins
+from ..._internal.arguments import positive_int
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.requests import MAX_DEMAND
+from ..._internal.subscriptions import CANCELLED, cancel, set_once
+from ..._spec import Publisher, Subscription, null_element_message
+from ...errors import NoneElementError, NoSuchElementError
 
 if TYPE_CHECKING:
-    from ..flowable._fused import Fusion
+    from .._fused import Fusion
 
 __all__ = ["FlowableAsyncIterator", "AsyncIteratorSubscriber", "to_async_iterator", "await_last"]
 
