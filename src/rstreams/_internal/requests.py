@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Final
 
 from .._spec import MAX_DEMAND, bad_request_message
@@ -32,6 +33,7 @@ __all__ = [
     "validate_request",
     "add_request",
     "request_or_error",
+    "request_or_park",
     "produced",
 ]
 
@@ -126,6 +128,32 @@ def request_or_error(requested: AtomicInt, n: int) -> BadRequestError | None:
         new = old + n
         requested._value = MAX_DEMAND if new >= MAX_DEMAND else new
     return None
+
+
+def request_or_park(requested: AtomicInt, n: int, park: Callable[[BadRequestError], object]) -> bool:
+    """The ``request(n)`` of a source whose emission loop belongs to whoever moves ``requested``
+    from 0: True if the caller now owns the loop and must run it. A legal ``n`` is added as
+    :func:`add_request` does; an illegal one (rule 3.9) is handed to ``park`` (where the loop
+    checks for it) and one unit of demand is added instead, which wakes the loop's owner to signal
+    it: the error never overlaps a running loop (rule 1.3).
+
+    Example::
+
+        if request_or_park(self._requested, n, self._park_bad_request):
+            self._loop()
+    """
+    if type(n) is not int or n <= 0:  # a positive int skips the call
+        err = validate_request(n)
+        if err is not None:
+            park(err)
+            n = 1
+    with requested._lock:  # add_request's body: one call per request (race: concurrent requests)
+        old = requested._value
+        if old >= MAX_DEMAND or old < 0:
+            return False
+        new = old + n
+        requested._value = MAX_DEMAND if new >= MAX_DEMAND else new
+    return old == 0
 
 
 def take_one(requested: AtomicInt) -> bool:

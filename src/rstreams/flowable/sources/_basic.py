@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, Generic, NoReturn, TypeVar, cast, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_callable_arg
 from ..._internal.atomics import AtomicFlag, AtomicInt
 from ..._internal.requests import add_request, take_one, validate_request
 from ..._internal.subscriptions import complete_empty, error_empty, report_double_subscription
@@ -32,6 +33,7 @@ __all__ = [
     "EmptyFlowable",
     "scalar_value",
     "reject_async_function",
+    "check_sync_callable",
 ]
 
 T = TypeVar("T")
@@ -82,6 +84,14 @@ def reject_async_function(where: str, what: str, fn: object, *, generator: bool 
             "generator, so its body would never run: pass a plain function (from_iterable() "
             "turns a generator into a Flowable)"
         )
+
+
+def check_sync_callable(where: str, what: str, fn: object, *, generator: bool = False, none_ok: bool = False) -> None:
+    """A source's function argument: callable (or None with ``none_ok``), and neither an async
+    function nor, with ``generator=True``, a generator function (:func:`reject_async_function`
+    says why); a TypeError naming the source and the argument otherwise, at assembly."""
+    check_callable_arg(where, what, fn, none_ok=none_ok)
+    reject_async_function(where, what, fn, generator=generator)
 
 
 @final
@@ -323,9 +333,7 @@ class _DeferFlowable(Flowable[T]):
 
 
 def defer(supplier: Callable[[], Publisher[T]]) -> Flowable[T]:
-    if not callable(supplier):
-        raise TypeError("defer(): supplier must be callable")
-    reject_async_function("defer", "supplier", supplier)
+    check_sync_callable("defer", "supplier", supplier)
     return _DeferFlowable(supplier)
 
 
@@ -359,9 +367,7 @@ def call_into(fn: Callable[[], T], scalar: DeferredScalarSubscription[T]) -> Non
 
 
 def from_callable(fn: Callable[[], T]) -> Flowable[T]:
-    if not callable(fn):
-        raise TypeError("from_callable(): fn must be callable")
-    reject_async_function("from_callable", "fn", fn)
+    check_sync_callable("from_callable", "fn", fn)
     return _FromCallableFlowable(fn)
 
 

@@ -36,19 +36,18 @@ from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
-from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._internal.drain import enter, leave
+from ..._internal.requests import MAX_DEMAND, request_or_error
 from ..._internal.subscribers import Disposable
 from ..._spec import Subscriber, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
 from .._enums import BackpressureStrategy
 from .._flowable import Flowable, FlowableEmitter
-from ._basic import reject_async_function
+from ._basic import check_sync_callable
 
 __all__ = ["create"]
 
 T = TypeVar("T")
-
-_MAX: Final = MAX_DEMAND
 
 _BUFFER: Final = BackpressureStrategy.BUFFER
 _DROP: Final = BackpressureStrategy.DROP
@@ -212,8 +211,8 @@ class _Emitter(FlowableEmitter[T]):
     @property
     def requested(self) -> int:
         r = self._requested.get()
-        if r >= _MAX:
-            return _MAX
+        if r >= MAX_DEMAND:
+            return MAX_DEMAND
         left = r - self._emitted
         return left if left > 0 else 0
 
@@ -223,9 +222,8 @@ class _Emitter(FlowableEmitter[T]):
 
     def set_cancellable(self, fn: Callable[[], Any] | None) -> None:
         """Run ``fn`` on cancel or termination; replaces (and runs) a previously set one."""
-        if fn is not None and not callable(fn):
-            raise TypeError("set_cancellable(): expected a callable")
-        reject_async_function("set_cancellable", "fn", fn, generator=True)  # its clean-up would never run
+        # a generator function is refused too: its clean-up would never run
+        check_sync_callable("set_cancellable", "fn", fn, generator=True, none_ok=True)
         ref = self._cancellable
         while True:
             cur = ref.get()
@@ -255,14 +253,9 @@ class _Emitter(FlowableEmitter[T]):
 
     # -- Subscription ---------------------------------------------------------------------------
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._bad_request = err  # rule 3.9: the drain owner signals it
-                self._drain()
-                return
-        if add_request(self._requested, n) >= _MAX:
-            return  # already unbounded: nothing can change
+        err = request_or_error(self._requested, n)
+        if err is not None:
+            self._bad_request = err  # rule 3.9: the drain owner signals it
         self._drain()
 
     def cancel(self) -> None:
@@ -283,7 +276,7 @@ class _Emitter(FlowableEmitter[T]):
         self._queue.clear()
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._drain_loop()
 
     def _drain_loop(self) -> None:
@@ -338,7 +331,7 @@ class _Emitter(FlowableEmitter[T]):
                     elif strategy is _ERROR:
                         self._overflow()
                     # DROP: the item is dropped
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 
@@ -393,9 +386,7 @@ class _CreateFlowable(Flowable[T]):
 
 
 def create(emitter_fn: Callable[[FlowableEmitter[T]], Any], strategy: BackpressureStrategy) -> Flowable[T]:
-    if not callable(emitter_fn):
-        raise TypeError(f"create(): emitter_fn must be callable, got {type(emitter_fn).__name__}")
+    check_sync_callable("create", "emitter_fn", emitter_fn, generator=True)
     if not isinstance(strategy, BackpressureStrategy):
         raise TypeError(f"create(): strategy must be a BackpressureStrategy, got {strategy!r}")
-    reject_async_function("create", "emitter_fn", emitter_fn, generator=True)
     return _CreateFlowable(emitter_fn, strategy)

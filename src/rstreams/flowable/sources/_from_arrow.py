@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, repeat
 from typing import Any, Final, Literal, TypeVar
 
+from ..._internal.arguments import positive_int_or_none
 from .._arrow import batch_to_dicts, batch_to_rows, require_pandas, require_pyarrow
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, sized
@@ -38,16 +39,6 @@ ROW_SLICE: Final = 65_536
 
 _ARROW_AS: Final = ("rows", "dicts", "batches")
 _PANDAS_AS: Final = ("rows", "dicts", "frames")
-
-
-def _check_batch_size(where: str, batch_size: object) -> int | None:
-    if batch_size is None:
-        return None
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        raise TypeError(f"{where}: batch_size must be a positive int or None, got {batch_size!r}")
-    if batch_size <= 0:
-        raise ValueError(f"{where}: batch_size must be >= 1, got {batch_size}")
-    return batch_size
 
 
 def _check_unique(where: str, names: list[Any]) -> None:
@@ -104,7 +95,7 @@ def from_arrow(data: Any, as_: Literal["rows", "dicts", "batches"], batch_size: 
     pa = require_pyarrow("Flowable.from_arrow()")
     if as_ not in _ARROW_AS:
         raise ValueError(f"from_arrow(): as_ must be 'rows', 'dicts' or 'batches', got {as_!r}")
-    size = _check_batch_size("from_arrow()", batch_size)
+    size = positive_int_or_none("from_arrow", "batch_size", batch_size)
     convert: Callable[[Any], list[Any]] | None = (
         batch_to_rows if as_ == "rows" else batch_to_dicts if as_ == "dicts" else None
     )
@@ -163,7 +154,7 @@ def from_pandas(df: Any, as_: Literal["rows", "dicts", "frames"], batch_size: in
         raise TypeError(f"from_pandas(): expected a pandas.DataFrame, got {_what(df)}{hint}")
     if as_ not in _PANDAS_AS:
         raise ValueError(f"from_pandas(): as_ must be 'rows', 'dicts' or 'frames', got {as_!r}")
-    size = _check_batch_size("from_pandas()", batch_size)
+    size = positive_int_or_none("from_pandas", "batch_size", batch_size)
     n = len(df)
     if as_ == "frames":
         k = size or ROW_SLICE

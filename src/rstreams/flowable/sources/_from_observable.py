@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Final, TypeVar
 
+from ..._internal.arguments import positive_int_or_none
 from .._enums import BackpressureOverflow, BackpressureStrategy
 from .._flowable import Flowable, FlowableEmitter
 from ._create import create
@@ -70,11 +71,7 @@ def from_observable(
         )
     if not isinstance(on_overflow, BackpressureOverflow):
         raise TypeError(f"from_observable(): on_overflow must be a BackpressureOverflow, got {on_overflow!r}")
-    if capacity is not None:
-        if isinstance(capacity, bool) or not isinstance(capacity, int):
-            raise TypeError(f"from_observable(): capacity must be a positive int or None, got {capacity!r}")
-        if capacity <= 0:
-            raise ValueError(f"from_observable(): capacity must be >= 1, got {capacity}")
+    if positive_int_or_none("from_observable", "capacity", capacity) is not None:
         if strategy is not BackpressureStrategy.BUFFER:
             raise ValueError(
                 f"from_observable(): capacity bounds the BUFFER strategy's buffer; it means nothing with {strategy.name}"

@@ -24,24 +24,21 @@ stream ends with :class:`~rstreams.errors.ProtocolViolationError` naming rule 1.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, Generic, TypeVar, cast, final
+from typing import Any, Generic, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import add_request, produced, request_or_park
 from ..._internal.subscriptions import error_empty
 from ..._spec import Subscriber, null_element_message
 from ...errors import NoneElementError, ProtocolViolationError
 from .._flowable import Emitter, Flowable
-from ._basic import reject_async_function
+from ._basic import check_sync_callable
 
 __all__ = ["generate"]
 
 T = TypeVar("T")
 S = TypeVar("S")
-
-_MAX: Final = MAX_DEMAND
-
 
 @final
 class _GenerateEmitter(Emitter[T]):
@@ -134,15 +131,11 @@ class _GenerateSubscription(Generic[T, S]):
         self._disposed = AtomicFlag()  # dispose exactly once
 
     def request(self, n: int) -> None:
-        if type(n) is not int or n <= 0:
-            err = validate_request(n)
-            if err is not None:
-                self._bad_request = err  # rule 3.9: delivered by the loop owner
-                if add_request(self._requested, 1) == 0:
-                    self._loop()
-                return
-        if add_request(self._requested, n) == 0:
+        if request_or_park(self._requested, n, self._park_bad_request):
             self._loop()
+
+    def _park_bad_request(self, err: BaseException) -> None:
+        self._bad_request = err  # rule 3.9: delivered by the loop owner
 
     def cancel(self) -> None:
         if self._cancelled:
@@ -241,13 +234,7 @@ def generate(
     generator_fn: Callable[[S, Emitter[T]], S],
     dispose_fn: Callable[[S], Any] | None,
 ) -> Flowable[T]:
-    if not callable(state_fn):
-        raise TypeError(f"generate(): state_fn must be callable, got {type(state_fn).__name__}")
-    if not callable(generator_fn):
-        raise TypeError(f"generate(): generator_fn must be callable, got {type(generator_fn).__name__}")
-    if dispose_fn is not None and not callable(dispose_fn):
-        raise TypeError(f"generate(): dispose_fn must be callable or None, got {type(dispose_fn).__name__}")
-    reject_async_function("generate", "state_fn", state_fn)
-    reject_async_function("generate", "generator_fn", generator_fn, generator=True)
-    reject_async_function("generate", "dispose_fn", dispose_fn, generator=True)
+    check_sync_callable("generate", "state_fn", state_fn)
+    check_sync_callable("generate", "generator_fn", generator_fn, generator=True)
+    check_sync_callable("generate", "dispose_fn", dispose_fn, generator=True, none_ok=True)
     return _GenerateFlowable(state_fn, generator_fn, dispose_fn)

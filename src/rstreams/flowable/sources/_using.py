@@ -28,7 +28,7 @@ from ..._internal.subscriptions import CANCELLED, error_empty, report_double_sub
 from ..._spec import Publisher, Subscriber, Subscription, null_element_message
 from ...errors import NoneElementError
 from .._flowable import Flowable
-from ._basic import from_publisher, reject_async_function
+from ._basic import check_sync_callable, from_publisher
 
 __all__ = ["using"]
 
@@ -195,7 +195,5 @@ def using(
     eager: bool,
 ) -> Flowable[T]:
     for name, fn in (("resource_fn", resource_fn), ("source_fn", source_fn), ("dispose_fn", dispose_fn)):
-        if not callable(fn):
-            raise TypeError(f"using(): {name} must be callable, got {type(fn).__name__}")
-        reject_async_function("using", name, fn, generator=name == "dispose_fn")
+        check_sync_callable("using", name, fn, generator=name == "dispose_fn")
     return _UsingFlowable(resource_fn, source_fn, dispose_fn, bool(eager))
