@@ -32,7 +32,7 @@ from itertools import repeat, starmap
 from typing import Any, Final, Generic, TypeVar
 
 from .._internal import plugins
-from .._internal.arguments import positive_int
+from .._internal.arguments import check_bool, check_callable, positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
@@ -353,7 +353,7 @@ class ParallelFlowable(Generic[T]):
         Scheduler: the rail's later stages run on its worker; the worker is disposed when the
         rail terminates or is cancelled.
         """
-        positive_int("run_on", "prefetch", prefetch)
+        positive_int("parallel().run_on", "prefetch", prefetch)
         Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError for a bad scheduler
         return self._with(lambda f: f.observe_on(scheduler, prefetch))
 
@@ -367,7 +367,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: passes requests and elements through, per rail.
         Scheduler: none; ``mapper`` runs on the rail's thread.
         """
-        _check_callable("map", mapper)
+        check_callable("parallel().map", mapper)
         return self._with(lambda f: f.map(mapper))
 
     def filter(self, predicate: Callable[[T], object]) -> ParallelFlowable[T]:
@@ -380,7 +380,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: passes requests through; a dropped element is replaced by a request of one.
         Scheduler: none; ``predicate`` runs on the rail's thread.
         """
-        _check_callable("filter", predicate)
+        check_callable("parallel().filter", predicate)
         return self._with(lambda f: f.filter(predicate))
 
     def do_on_next(self, fn: Callable[[T], Any]) -> ParallelFlowable[T]:
@@ -393,7 +393,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: passes requests and elements through untouched.
         Scheduler: none; ``fn`` runs on the rail's thread.
         """
-        _check_callable("do_on_next", fn)
+        check_callable("parallel().do_on_next", fn)
         return self._with(lambda f: f.do_on_next(fn))
 
     def compose(self, fn: Callable[[Flowable[T]], Flowable[R]]) -> ParallelFlowable[R]:
@@ -407,7 +407,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: as the stages ``fn`` adds.
         Scheduler: as the stages ``fn`` adds; they run on the rail's thread.
         """
-        _check_callable("compose", fn)
+        check_callable("parallel().compose", fn)
         return self._with(fn)
 
     def _rails(self) -> list[Flowable[Any]]:
@@ -434,7 +434,7 @@ class ParallelFlowable(Generic[T]):
         Scheduler: none; elements go out serially on whichever rail's thread delivers them.
         Errors: the first rail error cancels the other rails and is signalled once.
         """
-        positive_int("sequential", "prefetch", prefetch)
+        positive_int("parallel().sequential", "prefetch", prefetch)
         return self._merge(prefetch, delay_error=False)
 
     def sequential_delay_error(self, prefetch: int = 128) -> Flowable[T]:
@@ -450,7 +450,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: as :meth:`sequential`.
         Scheduler: none; elements and the final error go out on the rails' threads.
         """
-        positive_int("sequential_delay_error", "prefetch", prefetch)
+        positive_int("parallel().sequential_delay_error", "prefetch", prefetch)
         return self._merge(prefetch, delay_error=True)
 
     def _merge(self, prefetch: int, delay_error: bool) -> Flowable[T]:
@@ -489,8 +489,8 @@ class ParallelFlowable(Generic[T]):
         Scheduler: none; ``seed_factory`` runs when the rail is subscribed, ``reducer`` on the
         rail's thread (the ``run_on`` worker), concurrently across rails.
         """
-        _check_callable("reduce_rails", seed_factory)
-        _check_callable("reduce_rails", reducer)
+        check_callable("parallel().reduce_rails", seed_factory)
+        check_callable("parallel().reduce_rails", reducer)
 
         def seed() -> R:
             s = seed_factory()
@@ -516,8 +516,8 @@ class ParallelFlowable(Generic[T]):
         Scheduler: none; ``container_factory`` runs when the rail is subscribed, ``accumulator``
         on the rail's thread, concurrently across rails (each on its own container).
         """
-        _check_callable("collect", container_factory)
-        _check_callable("collect", accumulator)
+        check_callable("parallel().collect", container_factory)
+        check_callable("parallel().collect", accumulator)
         return self._with(lambda f: f.collect(container_factory, accumulator))
 
     def flat_map(
@@ -540,12 +540,11 @@ class ParallelFlowable(Generic[T]):
         Scheduler: none; ``mapper`` runs on the rail's thread, inner elements go out on the
         inner's thread, serially per rail.
         """
-        _check_callable("flat_map", mapper)
+        check_callable("parallel().flat_map", mapper)
         if max_concurrency is not None:
-            positive_int("flat_map", "max_concurrency", max_concurrency)
-        positive_int("flat_map", "prefetch", prefetch)
-        if not isinstance(delay_error, bool):
-            raise TypeError(f"parallel().flat_map(): delay_error must be a bool, got {type(delay_error).__name__}")
+            positive_int("parallel().flat_map", "max_concurrency", max_concurrency)
+        positive_int("parallel().flat_map", "prefetch", prefetch)
+        check_bool("parallel().flat_map", "delay_error", delay_error)
         return self._with(lambda f: f.flat_map(mapper, max_concurrency, prefetch, delay_error))
 
     def concat_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 2) -> ParallelFlowable[R]:
@@ -561,8 +560,8 @@ class ParallelFlowable(Generic[T]):
         Scheduler: none; ``mapper`` runs on the rail's thread; inner elements go out on the
         inner's thread.
         """
-        _check_callable("concat_map", mapper)
-        positive_int("concat_map", "prefetch", prefetch)
+        check_callable("parallel().concat_map", mapper)
+        positive_int("parallel().concat_map", "prefetch", prefetch)
         return self._with(lambda f: f.concat_map(mapper, prefetch))
 
     def do_on_error(self, fn: Callable[[BaseException], Any]) -> ParallelFlowable[T]:
@@ -576,7 +575,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: passes requests and elements through untouched.
         Scheduler: none; ``fn`` runs on the thread of the failing rail.
         """
-        _check_callable("do_on_error", fn)
+        check_callable("parallel().do_on_error", fn)
         return self._with(lambda f: f.do_on_error(fn))
 
     def do_on_complete(self, fn: Callable[[], Any]) -> ParallelFlowable[T]:
@@ -589,7 +588,7 @@ class ParallelFlowable(Generic[T]):
         Backpressure: passes requests and elements through untouched.
         Scheduler: none; ``fn`` runs on the thread of the completing rail.
         """
-        _check_callable("do_on_complete", fn)
+        check_callable("parallel().do_on_complete", fn)
         return self._with(lambda f: f.do_on_complete(fn))
 
     # ------------------------------------------------------------------------------------------
@@ -613,7 +612,7 @@ class ParallelFlowable(Generic[T]):
         Errors: the first rail error (or a raising ``reducer``) cancels the other rails and is
         signalled once; a ``None`` from ``reducer`` is a NoneElementError (rule 2.13).
         """
-        _check_callable("reduce", reducer)
+        check_callable("parallel().reduce", reducer)
         from .operators._parallel_reduce import reduce_rails_full
 
         return reduce_rails_full(lambda: [f.reduce(reducer) for f in self._rails()], reducer)
@@ -679,12 +678,6 @@ def _distinct_errors(error: BaseException) -> Flowable[Any]:
         if len(unique) < len(error.exceptions):
             return Flowable.error(error.derive(unique))
     return Flowable.error(error)
-
-
-def _check_callable(op: str, fn: object) -> None:
-    if not callable(fn):
-        raise TypeError(f"parallel().{op}(): expected a callable, got {type(fn).__name__}")
-
 
 
 def parallel(source: Flowable[T], n: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
