@@ -66,13 +66,15 @@ class StrictSubscriber(Generic[T]):
     on the requesting thread). One lock guards two flags: ``_emitting`` (an ``on_next`` is running)
     and ``_terminal`` (a terminal signal is pending). A terminal that finds an ``on_next`` running
     is left for that ``on_next`` to deliver when it returns; otherwise it is delivered at once.
-    The lock is taken twice per element, briefly, never around the foreign subscriber's code.
+    The lock is taken twice per element (per batch for a batch), briefly, never around the
+    foreign subscriber's code. ``_halt`` is ``_terminal or _done`` in one word, written right
+    after either: the per-element check of a batch reads it alone.
     """
 
     _rs_no_wrap = True
     __slots__ = (
         "_downstream", "_upstream", "_missed", "_lock", "_emitting", "_terminal", "_error", "_done",
-        "_once", "__weakref__",
+        "_halt", "_once", "__weakref__",
     )
 
     def __init__(self, actual: Subscriber[T]) -> None:
@@ -84,6 +86,8 @@ class StrictSubscriber(Generic[T]):
         self._terminal = False
         self._error: BaseException | None = None
         self._done = False  # set once the terminal signal was handed to the subscriber (or it failed)
+        # _terminal or _done: set after either is (a reader that sees it sees them), never cleared
+        self._halt = False
         self._once = AtomicFlag()
 
     # -- Subscriber side (from the library) -----------------------------------------------------
@@ -154,30 +158,56 @@ class StrictSubscriber(Generic[T]):
     on_next = _on_next_ordered if SEQUENTIAL_ATTRIBUTES else _on_next_locked
 
     def _on_next_batch_ordered(self, items: list[T]) -> None:
-        # the protocol of _on_next_ordered, announced once per batch instead of once per element
+        # the protocol of _on_next_ordered, announced once per batch instead of once per element;
+        # per element one read (_halt): a cancel or a terminal from inside on_next stops the batch
+        # at once (rules 1.8, 3.12), one from another thread before the next element it sees
         if self._done:
             return
         self._emitting = True
         actual = self._downstream
         if actual is not None:
             on_next = actual.on_next
-            for x in items:
-                if self._terminal or self._done:
-                    break
-                try:
+            try:
+                for x in items:
+                    if self._halt:
+                        break
                     on_next(x)
-                except BaseException as e:  # rule 2.13
-                    self._subscriber_raised(e, "on_next")
-                    break
+            except BaseException as e:  # rule 2.13
+                self._subscriber_raised(e, "on_next")
         self._emitting = False
         if self._terminal:
             self._deliver_terminal()
 
     def _on_next_batch_locked(self, items: list[T]) -> None:
-        for x in items:
-            if self._done:
-                return
-            self._on_next_locked(x)
+        # the protocol of _on_next_locked, announced once per batch: _emitting is raised and
+        # lowered under the lock (race: a terminal from another thread reads it under the lock,
+        # and leaves its delivery to this batch while it is up); per element only _halt is read
+        # (a plain read: a stop seen one element late is still "eventually", rule 3.12)
+        if self._done:
+            return
+        lock = self._lock
+        lock.acquire()
+        if self._terminal:
+            lock.release()
+            return  # a pending terminal signal is delivered by whoever set it
+        self._emitting = True
+        lock.release()
+        actual = self._downstream
+        if actual is not None:
+            on_next = actual.on_next
+            try:
+                for x in items:
+                    if self._halt:
+                        break
+                    on_next(x)
+            except BaseException as e:  # rule 2.13
+                self._subscriber_raised(e, "on_next")
+        lock.acquire()
+        self._emitting = False
+        pending = self._terminal
+        lock.release()
+        if pending:
+            self._deliver_terminal()
 
     on_next_batch = _on_next_batch_ordered if SEQUENTIAL_ATTRIBUTES else _on_next_batch_locked
 
@@ -205,6 +235,7 @@ class StrictSubscriber(Generic[T]):
                 late = False
                 self._error = error
                 self._terminal = True
+                self._halt = True
                 emitting = self._emitting
         if late:
             if error is not None:
@@ -218,6 +249,7 @@ class StrictSubscriber(Generic[T]):
             if self._done:
                 return
             self._done = True
+            self._halt = True
             actual = self._downstream
             self._downstream = None  # rule 3.13: drop the reference once terminated
             e = self._error
@@ -240,6 +272,7 @@ class StrictSubscriber(Generic[T]):
     def _subscriber_raised(self, error: BaseException, where: str) -> None:
         # rule 2.13: consider the subscription cancelled, stop signalling, report the error.
         self._done = True
+        self._halt = True
         self._downstream = None
         self._cancel_upstream()
         plugins.on_error(error, f"the Subscriber raised from {where} (rule 2.13); the subscription was cancelled")
@@ -262,6 +295,7 @@ class StrictSubscriber(Generic[T]):
     def cancel(self) -> None:
         self._downstream = None  # rule 3.13: drop the subscriber
         self._done = True
+        self._halt = True
         self._cancel_upstream()
 
     def __repr__(self) -> str:

@@ -49,6 +49,7 @@ T = TypeVar("T")
 Sizer = Callable[[], "int | None"]
 
 _END: Final = object()
+_UNSET: Final = object()  # IterSubscription._sink before the first loop looked it up
 _NO_PULL: Final = object()  # the driver did not look ahead
 _RANGE_ONLY: Final = ("range",)
 _BATCH: Final = 4096  # the largest batch handed over at once (memory stays bounded)
@@ -440,6 +441,7 @@ class IterSubscription(Generic[T]):
         "_src",
         "_node",
         "_look_due",
+        "_sink",
     )
 
     def __init__(
@@ -464,6 +466,9 @@ class IterSubscription(Generic[T]):
         self._bad: BaseException | None = None  # a rule 3.9 error waiting for the loop owner
         self._bad_once = AtomicFlag()
         self._head: Any = _END
+        # the downstream's batch hook (batch_sink), looked up by the first loop and kept for the
+        # subscription (the downstream never changes; _release drops it with the downstream)
+        self._sink: Any = _UNSET
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -471,7 +476,17 @@ class IterSubscription(Generic[T]):
             if err is not None:
                 self._fail_request(err)
                 return
-        if add_request(self._requested, n) == 0:  # race: request vs the emission loop
+        # add_request spelled out (one lock round trip, no call): race: request vs the emission
+        # loop's produced; the caller that moves demand from 0 owns the loop (rule 3.3)
+        requested = self._requested
+        lock = requested._lock
+        lock.acquire()
+        old = requested._value
+        if old < _MAX:
+            new = old + n
+            requested._value = _MAX if new >= _MAX else new
+        lock.release()
+        if old == 0:
             self._emit()
 
     def _fail_request(self, err: BaseException) -> None:
@@ -502,6 +517,7 @@ class IterSubscription(Generic[T]):
     def _release(self) -> None:
         # rule 3.13: drop the subscriber and the iterator after cancellation/termination.
         self._downstream = None
+        self._sink = _UNSET
         self._it = None
         self._src = None
         self._node = None
@@ -553,9 +569,13 @@ class IterSubscription(Generic[T]):
         it = self._it
         if d is None or it is None or self._cancelled:
             return
-        on_next = d.on_next
-        on_batch = batch_sink(d)  # library-internal batch protocol
+        on_batch = self._sink
+        if on_batch is _UNSET:
+            on_batch = self._sink = batch_sink(d)  # library-internal batch protocol
         requested = self._requested
+        if on_batch is not None and requested._value < _MAX and not self._batches(d, it, on_batch, requested):
+            return  # the bounded batch loop ended the stream or met demand (else: it became unbounded)
+        on_next = d.on_next
         remaining = self._remaining
         # an element pulled ahead to detect the end (eager completion) waits here; the iterator
         # itself is never re-wrapped, so pulling ahead costs nothing per element later
@@ -603,14 +623,10 @@ class IterSubscription(Generic[T]):
                 want = remaining
             count = 0
             try:
-                if on_batch is not None and want > _BATCH:
-                    want = _BATCH  # batches are bounded: huge demand is served batch by batch
+                # bounded demand into a batch consumer is _batches' loop: one element at a time here
                 src = islice(it, want) if head is _END else chain((head,), islice(it, want - 1))
                 head = _END
-                if on_batch is not None:
-                    # batch hand-off (to observe_on & co.): one C-speed slice, one call per batch
-                    count = len(_take_batch(src, want, on_batch, self._fusion, self))
-                elif not self._cancelled:
+                if not self._cancelled:
                     for x in src:
                         if x is None:
                             raise self._fusion.none_error()
@@ -653,6 +669,83 @@ class IterSubscription(Generic[T]):
                 e = 0
                 if r == 0:
                     return
+
+    def _batches(self, d: Subscriber[T], it: Iterator[T], on_batch: Callable[[list[Any]], Any], requested: AtomicInt) -> bool:
+        """The loop under bounded demand into a batch consumer (observe_on, an aggregate, an
+        iterator bridge, a strict subscriber): one list per turn, handed over in one call. Per
+        request served in one batch: the request's lock round trip, this one's (produced), the
+        list; the look-ahead only where the size does not answer it. True: demand became
+        unbounded, the caller's loop goes on from the state saved here."""
+        fusion = self._fusion
+        remaining = self._remaining
+        head = self._head
+        self._head = _END
+        r = requested._value
+        e = 0
+        while True:
+            if r >= _MAX:
+                self._head = head
+                self._remaining = remaining
+                return True
+            want = r - e
+            if remaining is not None and want > remaining:
+                want = remaining
+            if want > _BATCH:
+                want = _BATCH  # batches are bounded: huge demand is served batch by batch
+            try:
+                if head is _END:
+                    count = len(_take_batch(it, want, on_batch, fusion, self))
+                else:
+                    src = chain((head,), it)  # an element pulled ahead (eager completion) goes first
+                    head = _END
+                    count = len(_take_batch(src, want, on_batch, fusion, self))
+            except Exception as ex:
+                self._error(d, ex)
+                return False
+            if self._cancelled:
+                return False
+            e += count
+            if remaining is not None:
+                remaining -= count
+                if remaining <= 0:
+                    self._complete(d)
+                    return False
+            if count < want:  # the iterator is exhausted
+                self._complete(d)
+                return False
+            r = requested._value  # a plain read (see atomics): more demand means another turn
+            if r != e:
+                continue
+            if fusion.eager:
+                # eager completion (as RxJava's sources): ask whether more may come, unless the
+                # exact size says so already (a sized root with no stages: nothing to look at)
+                self._look_due = False
+                if remaining is None or self._node is not None or self._src is not None:
+                    try:
+                        nxt = self._ahead(it, remaining)
+                    except Exception as ex:
+                        self._error(d, ex)
+                        return False
+                    if nxt is _END:
+                        self._complete(d)
+                        return False
+                    if nxt is not _NO_PULL:
+                        head = nxt
+            self._head = head
+            self._remaining = remaining
+            # produced(requested, e) spelled out (race: a request on another thread adds demand
+            # now): whoever moves demand to 0 leaves the loop, the next request owns it again.
+            # e <= r always (never more than requested is emitted): no floor needed.
+            lock = requested._lock
+            lock.acquire()
+            r = requested._value
+            if r < _MAX:
+                r -= e
+                requested._value = r
+            lock.release()
+            e = 0
+            if r == 0:
+                return False
 
     def _complete(self, d: Subscriber[T]) -> None:
         if self._cancelled:
