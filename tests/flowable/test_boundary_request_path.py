@@ -25,7 +25,7 @@ class BatchProbe(TestSubscriber[Any]):
 
     __test__ = False
 
-    def __init__(self, initial_request: int = MAX_DEMAND, on_batch: Callable[[BatchProbe, list[Any]], None] | None = None) -> None:
+    def __init__(self, initial_request: int = MAX_DEMAND, on_batch: Callable[[BatchProbe, list[Any]], object] | None = None) -> None:
         super().__init__(initial_request)
         self.batches: list[int] = []
         self.outstanding: list[int] = []
@@ -187,7 +187,8 @@ def test_a_failure_mid_batch_hands_over_the_prefix_then_the_error() -> None:
 
 
 def test_rule_2_13_a_none_mid_batch_is_an_error_after_the_prefix() -> None:
-    ts = _drive(Flowable.from_iterable([1, 2, 3, None, 5]), [2])
+    data: list[Any] = [1, 2, 3, None, 5]
+    ts = _drive(Flowable.from_iterable(data), [2])
     ts.assert_values(1, 2, 3).assert_error(TypeError).assert_no_violations()
 
 
@@ -239,7 +240,7 @@ class _LockedStrict(StrictSubscriber[Any]):
     on_next_batch = StrictSubscriber._on_next_batch_locked
 
 
-STRICT = {"ordered": StrictSubscriber, "locked": _LockedStrict}
+STRICT: dict[str, Any] = {"ordered": StrictSubscriber, "locked": _LockedStrict}
 
 
 @pytest.mark.parametrize("variant", sorted(STRICT))
