@@ -18,13 +18,10 @@ if TYPE_CHECKING:
     from ..schedulers import Scheduler
     from ._flowable import Flowable
     from .operators._event_time_window import AggregateSpec, LateSpec, Window
-    from .operators._event_time_window import session_window as _i_session_window
-    from .operators._event_time_window import sliding_window as _i_sliding_window
-    from .operators._event_time_window import tumbling_window as _i_tumbling_window
+    from .operators._event_time_window import event_time_window as _i_event_time_window
 else:
-    _i_tumbling_window = lazy_function(".operators._event_time_window", "tumbling_window", "_i_tumbling_window", globals())
-    _i_sliding_window = lazy_function(".operators._event_time_window", "sliding_window", "_i_sliding_window", globals())
-    _i_session_window = lazy_function(".operators._event_time_window", "session_window", "_i_session_window", globals())
+    _i_event_time_window = lazy_function(".operators._event_time_window", "event_time_window", "_i_event_time_window",
+                                         globals())
 
 __all__ = ["EventTimeMixin"]
 
@@ -52,6 +49,8 @@ class EventTimeMixin(Generic[T]):
         idle_timeout: float | None = None,
         scheduler: Scheduler | None = None,
         prefetch: int = 1024,
+        early_every: int | None = None,
+        early_interval: float | None = None,
     ) -> Flowable[Window[Any, Any]]:
         """Group elements into fixed windows ``[i*size, (i+1)*size)`` of their *event time*
         (``timestamp(x)``, seconds), per ``key`` if given; emit one ``Window(key, start, end, value)``
@@ -81,9 +80,10 @@ class EventTimeMixin(Generic[T]):
         Scheduler: none unless ``idle_timeout`` is given: then a worker of ``scheduler`` (default:
         computation) runs the idle timer and may emit windows on its thread.
         """
-        return _i_tumbling_window(
-            _f(self), size, timestamp=timestamp, key=key, allowed_lateness=allowed_lateness, late=late,
-            aggregate=aggregate, process=process, idle_timeout=idle_timeout, scheduler=scheduler, prefetch=prefetch,
+        return _i_event_time_window(
+            _f(self), "tumbling_window", size=size, timestamp=timestamp, key=key, allowed_lateness=allowed_lateness,
+            late=late, aggregate=aggregate, process=process, idle_timeout=idle_timeout, scheduler=scheduler,
+            prefetch=prefetch, early_every=early_every, early_interval=early_interval,
         )
 
     def sliding_window(
@@ -100,6 +100,8 @@ class EventTimeMixin(Generic[T]):
         idle_timeout: float | None = None,
         scheduler: Scheduler | None = None,
         prefetch: int = 1024,
+        early_every: int | None = None,
+        early_interval: float | None = None,
     ) -> Flowable[Window[Any, Any]]:
         """Group elements into overlapping windows ``[i*slide, i*slide + size)`` of their event
         time (``0 < slide <= size``: each element is in about ``size / slide`` windows), per ``key``
@@ -119,9 +121,11 @@ class EventTimeMixin(Generic[T]):
         Scheduler: none unless ``idle_timeout`` is given: then a worker of ``scheduler`` (default:
         computation) runs the idle timer.
         """
-        return _i_sliding_window(
-            _f(self), size, slide, timestamp=timestamp, key=key, allowed_lateness=allowed_lateness, late=late,
-            aggregate=aggregate, process=process, idle_timeout=idle_timeout, scheduler=scheduler, prefetch=prefetch,
+        return _i_event_time_window(
+            _f(self), "sliding_window", size=size, slide=slide, timestamp=timestamp, key=key,
+            allowed_lateness=allowed_lateness, late=late, aggregate=aggregate, process=process,
+            idle_timeout=idle_timeout, scheduler=scheduler, prefetch=prefetch, early_every=early_every,
+            early_interval=early_interval,
         )
 
     def session_window(
@@ -137,6 +141,8 @@ class EventTimeMixin(Generic[T]):
         idle_timeout: float | None = None,
         scheduler: Scheduler | None = None,
         prefetch: int = 1024,
+        early_every: int | None = None,
+        early_interval: float | None = None,
     ) -> Flowable[Window[Any, Any]]:
         """Group the elements of each ``key`` into sessions: elements less than ``gap`` seconds
         apart (event time) share a window ``[first, last + gap)``; an element that bridges two
@@ -157,7 +163,8 @@ class EventTimeMixin(Generic[T]):
         Scheduler: none unless ``idle_timeout`` is given: then a worker of ``scheduler`` (default:
         computation) runs the idle timer.
         """
-        return _i_session_window(
-            _f(self), gap, timestamp=timestamp, key=key, allowed_lateness=allowed_lateness, late=late,
-            aggregate=aggregate, process=process, idle_timeout=idle_timeout, scheduler=scheduler, prefetch=prefetch,
+        return _i_event_time_window(
+            _f(self), "session_window", gap=gap, timestamp=timestamp, key=key, allowed_lateness=allowed_lateness,
+            late=late, aggregate=aggregate, process=process, idle_timeout=idle_timeout, scheduler=scheduler,
+            prefetch=prefetch, early_every=early_every, early_interval=early_interval,
         )

@@ -106,7 +106,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from itertools import repeat
-from typing import Any, Final, Generic, Literal, NamedTuple, TypeVar, cast, final
+from typing import Any, Final, Generic, Literal, NamedTuple, NoReturn, TypeVar, cast, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
@@ -124,9 +124,7 @@ __all__ = [
     "Window",
     "Aggregator",
     "LateElementError",
-    "tumbling_window",
-    "sliding_window",
-    "session_window",
+    "event_time_window",
 ]
 
 T = TypeVar("T")
@@ -158,16 +156,41 @@ class Window(NamedTuple, Generic[K, V]):
     tuple so that the operator builds a fired window's records for all its keys in one C-level
     pass. Like any NamedTuple it compares equal to a plain tuple with the same fields.
 
+    ``final`` is ``True`` for the window's one on-time result and ``False`` for an *early* result
+    (``early_every=`` / ``early_interval=``: the value so far, a later result of the same window
+    and key follows). It is a property, not a fifth field, so four-field construction, unpacking
+    and equality stay as they are: an early and a final result with the same fields compare
+    equal; test ``w.final`` to tell them apart.
+
     Example::
 
         w = Window("alice", 0.0, 60.0, 3)
-        assert (w.end - w.start, w.value) == (60.0, 3)
+        assert (w.end - w.start, w.value, w.final) == (60.0, 3, True)
     """
 
     key: K
     start: float
     end: float
     value: V
+
+    @property
+    def final(self) -> bool:
+        """True: the window's last result (fired when the watermark passed its end, or at completion)."""
+        return True
+
+
+class _EarlyWindow(Window[Any, Any]):
+    """An early result (a pane before the on-time one): a ``Window`` whose ``final`` is False."""
+
+    __slots__ = ()
+
+    @property
+    def final(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return (f"Window(key={self.key!r}, start={self.start!r}, end={self.end!r}, value={self.value!r}, "
+                f"final=False)")
 
 
 # Windows are built on the firing path, many per batch, with tuple's own constructor (C): no
@@ -188,7 +211,9 @@ class Aggregator(Generic[T, A, R]):
     value), ``add(acc, x)`` returns the next accumulator (it may mutate and return ``acc``),
     ``merge(a, b)`` joins the accumulators of two sessions that an element bridged (needed by
     ``session_window`` only), ``result(acc)`` turns the final accumulator into the window's value
-    (default: the accumulator itself). ``None`` is never a valid accumulator or value.
+    (default: the accumulator itself). ``None`` is never a valid accumulator or value. With early
+    results, ``result`` also makes each early value from the accumulator so far: if ``add``
+    mutates its accumulator, let ``result`` return a copy (or an immutable value).
 
     Example::
 
@@ -221,12 +246,16 @@ LateSpec = Literal["error", "drop"] | Callable[[Any], object] | Subscriber[Any] 
 
 @final
 class _Agg:
-    """``aggregate=`` normalised: a mode and its functions."""
+    """``aggregate=`` normalised: a mode, its functions, and ``fold(acc, x)``: the accumulator with
+    ``x`` added (``acc`` is ``_MISSING`` for the first element of a window and key), its results
+    None-checked. Every path folds through ``fold`` except the two modes the fixed-window loops
+    inline because they are one C call (count: ``w.get(k, 0) + 1``, list: ``append``)."""
 
-    __slots__ = ("mode", "fn", "zero", "merge", "result")
+    __slots__ = ("mode", "fn", "zero", "merge", "result", "fold")
 
     def __init__(
         self,
+        op: str,
         mode: int,
         fn: Callable[[Any, Any], Any] | None = None,
         zero: Callable[[], Any] | None = None,
@@ -238,6 +267,39 @@ class _Agg:
         self.zero = zero
         self.merge = merge
         self.result = result
+        self.fold = _make_fold(op, mode, fn, zero)
+
+
+def _make_fold(op: str, mode: int, fn: Callable[[Any, Any], Any] | None,
+               zero: Callable[[], Any] | None) -> Callable[[Any, Any], Any]:
+    if mode == _COUNT:
+        def count(a: Any, x: Any) -> Any:
+            return 1 if a is _MISSING else a + 1
+
+        return count
+    if mode == _LIST:
+        def append(a: Any, x: Any) -> Any:
+            if a is _MISSING:
+                return [x]
+            a.append(x)
+            return a
+
+        return append
+    add = cast("Callable[[Any, Any], Any]", fn)
+
+    def fold(a: Any, x: Any) -> Any:
+        if a is _MISSING:
+            if zero is None:
+                return x  # a reducer: the first element starts the accumulator
+            a = zero()
+            if a is None:
+                raise none_result_error(op, "the aggregate's zero()")
+        v = add(a, x)
+        if v is None:
+            raise none_result_error(op, "the aggregate")
+        return v
+
+    return fold
 
 
 def _concat(a: list[Any], b: list[Any]) -> list[Any]:
@@ -245,12 +307,12 @@ def _concat(a: list[Any], b: list[Any]) -> list[Any]:
     return a
 
 
-_BUILTINS: Final[dict[str, Callable[[], _Agg]]] = {
-    "count": lambda: _Agg(_COUNT, merge=operator.add),
-    "list": lambda: _Agg(_LIST, merge=_concat),
-    "sum": lambda: _Agg(_REDUCE, operator.add, merge=operator.add),
-    "min": lambda: _Agg(_REDUCE, min, merge=min),
-    "max": lambda: _Agg(_REDUCE, max, merge=max),
+_BUILTINS: Final[dict[str, Callable[[str], _Agg]]] = {
+    "count": lambda op: _Agg(op, _COUNT, merge=operator.add),
+    "list": lambda op: _Agg(op, _LIST, merge=_concat),
+    "sum": lambda op: _Agg(op, _REDUCE, operator.add, merge=operator.add),
+    "min": lambda op: _Agg(op, _REDUCE, min, merge=min),
+    "max": lambda op: _Agg(op, _REDUCE, max, merge=max),
 }
 
 
@@ -262,7 +324,7 @@ def _agg_spec(op: str, aggregate: object, session: bool) -> _Agg:
         if make is None:
             raise ValueError(f"{op}(): aggregate must be one of {sorted(_BUILTINS)}, an Aggregator, a (zero, add[, merge]) "
                              f"tuple or a reducer f(acc, x); got {aggregate!r}")
-        return make()
+        return make(op)
     if isinstance(aggregate, tuple):
         if len(aggregate) not in (2, 3):
             raise ValueError(f"{op}(): aggregate as a tuple is (zero, add) or (zero, add, merge); got {len(aggregate)} items")
@@ -279,10 +341,10 @@ def _agg_spec(op: str, aggregate: object, session: bool) -> _Agg:
         if session and ag.merge is None:
             raise ValueError(f"{op}(): session windows merge when an element bridges two sessions: the aggregate needs "
                              f"merge(a, b) (Aggregator(zero, add, merge=...) or (zero, add, merge)), or use process=")
-        return _Agg(_FOLD, ag.add, ag.zero, ag.merge, ag.result)
+        return _Agg(op, _FOLD, ag.add, ag.zero, ag.merge, ag.result)
     if callable(aggregate):
         fn = cast("Callable[[Any, Any], Any]", aggregate)
-        return _Agg(_REDUCE, fn, merge=fn)
+        return _Agg(op, _REDUCE, fn, merge=fn)
     raise TypeError(f"{op}(): aggregate must be a name, an Aggregator, a (zero, add[, merge]) tuple or a reducer "
                     f"f(acc, x); got {type(aggregate).__name__}")
 
@@ -376,17 +438,24 @@ def _is_bad_time(t: object) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Window state: fixed windows (tumbling and sliding)
+# Window state: what the three kinds share
 
 
 class _Store:
     """The open windows of one subscription and the watermark. Touched by one thread at a time
-    (the upstream's, or whoever holds the operator's serializer when an idle timer runs)."""
+    (the upstream's, or whoever holds the operator's serializer when a timer runs).
 
-    __slots__ = ("op", "tsf", "keyf", "lateness", "agg", "maxts", "wm", "late", "fired")
+    Early results (``every``: elements of a window and key per early result; ``early``: any early
+    trigger, so the loops count elements per window and key). ``trig`` collects the early results
+    one element triggered; ``_flush_early`` queues them after the on-time results the element's
+    watermark released, in order of window end."""
+
+    __slots__ = ("op", "tsf", "keyf", "lateness", "agg", "maxts", "wm", "late", "fired", "every", "early", "out",
+                 "trig")
 
     def __init__(self, op: str, tsf: Callable[[Any], Any], keyf: Callable[[Any], Any] | None,
-                 lateness: float, agg: _Agg, late: Callable[[Any, float, float, float], None]) -> None:
+                 lateness: float, agg: _Agg, late: Callable[[Any, float, float, float], None],
+                 every: int | None, early: bool) -> None:
         self.op = op
         self.tsf = tsf
         self.keyf = keyf
@@ -396,6 +465,10 @@ class _Store:
         self.wm: Any = _NEG_INF
         self.late = late
         self.fired = 0  # windows fired so far (introspection and tests)
+        self.every = _MAX if every is None else every
+        self.early = early
+        self.out: deque[Any] = deque()  # the operator's queue (set by the subscriber)
+        self.trig: list[tuple[Any, Any, Any, Any]] = []  # (key, start, end, accumulator)
 
     def add(self, items: Iterable[Any]) -> None:
         raise NotImplementedError
@@ -409,8 +482,13 @@ class _Store:
         to ``out``, in order of end then opening, and release them."""
         raise NotImplementedError
 
-    def clear(self) -> None:
+    def fire_early(self) -> None:
+        """Queue an early result for every open window and key that folded elements since its last
+        result (the ``early_interval`` timer), in order of end then opening."""
         raise NotImplementedError
+
+    def clear(self) -> None:
+        self.trig = []
 
     def size(self) -> tuple[int, int]:
         """(open windows, accumulators: one per key and window)."""
@@ -431,24 +509,62 @@ class _Store:
             raise none_result_error(self.op, "the aggregate's result")
         return v
 
+    def _stop(self, e: Exception, maxts: Any, wm: Any, t: Any) -> NoReturn:
+        """A loop failed at an element of time ``t``: keep the watermark the elements before moved
+        it to, and raise (a timestamp that is not a finite number as the timestamp's error)."""
+        self.maxts = maxts
+        self.wm = wm
+        if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
+            raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
+        raise e
+
+    def _flush_early(self, maxts: Any, wm: Any) -> None:
+        """Queue the early results one element triggered, after the on-time results its watermark
+        released (as if every element were processed alone: batches give the same order)."""
+        self.maxts = maxts
+        self.wm = wm
+        if self.due():
+            self.fire(self.out, False)
+        trig = self.trig
+        self.trig = []
+        if len(trig) > 1:
+            trig.sort(key=_by_end)  # a sliding element's windows are visited latest first
+        for k, start, end, acc in trig:
+            self._queue_early(k, start, end, acc)
+
+    def _queue_early(self, k: Any, start: Any, end: Any, acc: Any) -> None:
+        v = list(acc) if self.agg.mode == _LIST else self.value(acc)  # a snapshot: the list grows on
+        self.out.append(_tnew(_EarlyWindow, (k, start, end, v)))
+
+
+def _by_end(entry: tuple[Any, Any, Any, Any]) -> Any:
+    return entry[2]
+
+
+# ---------------------------------------------------------------------------------------------
+# Window state: fixed windows (tumbling and sliding)
+
 
 @final
 class _FixedStore(_Store):
     """Tumbling (``slide == size``) and sliding windows: window ``q`` is ``[q*slide, q*slide + size)``.
 
     ``wins`` maps ``q`` to ``{key: accumulator}`` (keys in the order their window opened); ``heap``
-    holds the open ``q``s (their ends grow with ``q``)."""
+    holds the open ``q``s (their ends grow with ``q``); with early results, ``pend`` maps ``q`` to
+    ``{key: elements folded since its last result}``."""
 
-    __slots__ = ("size_", "slide", "wins", "heap", "getters")
+    __slots__ = ("size_", "slide", "wins", "heap", "getters", "pend")
 
     def __init__(self, op: str, tsf: Callable[[Any], Any], keyf: Callable[[Any], Any] | None, lateness: float,
-                 agg: _Agg, late: Callable[[Any, float, float, float], None], size: float, slide: float) -> None:
-        super().__init__(op, tsf, keyf, lateness, agg, late)
+                 agg: _Agg, late: Callable[[Any, float, float, float], None], every: int | None, early: bool,
+                 size: float, slide: float) -> None:
+        super().__init__(op, tsf, keyf, lateness, agg, late, every, early)
         self.size_ = size
         self.slide = slide
         self.wins: dict[Any, dict[Any, Any]] = {}
         self.heap: list[Any] = []
-        self.getters = slide == size and _is_getter(tsf) and (keyf is None or _is_getter(keyf))
+        self.pend: dict[Any, dict[Any, int]] = {}
+        self.getters = slide == size and not early and _is_getter(tsf) and (keyf is None or _is_getter(keyf))
 
     def add(self, items: Iterable[Any]) -> None:
         if self.slide != self.size_:
@@ -462,10 +578,9 @@ class _FixedStore(_Store):
         lateness = self.lateness
         wins = self.wins
         heap = self.heap
-        agg = self.agg
-        mode = agg.mode
-        fn = agg.fn
-        zero = agg.zero
+        mode = self.agg.mode
+        fold = self.agg.fold
+        early = self.early
         maxts = self.maxts
         wm = self.wm
         cq: Any = _MISSING
@@ -493,30 +608,15 @@ class _FixedStore(_Store):
                 if mode == 0:  # count
                     w[k] = w.get(k, 0) + 1
                 elif mode == 1:  # list
-                    a = w.get(k)
-                    if a is None:
-                        w[k] = [x]
-                    else:
-                        a.append(x)
+                    w.setdefault(k, []).append(x)
                 else:
-                    a = w.get(k, _MISSING)
-                    if a is _MISSING:
-                        if mode == 2:  # reduce: the first element starts the accumulator
-                            w[k] = x
-                            continue
-                        a = zero()  # type: ignore[misc]
-                        if a is None:
-                            raise none_result_error(self.op, "the aggregate's zero()")
-                    v = fn(a, x)  # type: ignore[misc]
-                    if v is None:
-                        raise none_result_error(self.op, "the aggregate")
-                    w[k] = v
+                    w[k] = fold(w.get(k, _MISSING), x)
+                if early:
+                    self._count(q, k, w)
+                    if self.trig:
+                        self._flush_early(maxts, wm)
         except Exception as e:
-            self.maxts = maxts
-            self.wm = wm
-            if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
-                raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
-            raise
+            self._stop(e, maxts, wm, t)
         self.maxts = maxts
         self.wm = wm
 
@@ -563,31 +663,14 @@ class _FixedStore(_Store):
             return True
         if ks is None:
             ks = [None] * len(items)
-        fn = self.agg.fn
-        zero = self.agg.zero
+        fold = self.agg.fold
         i = 0
         try:
             for k, x in zip(ks, items, strict=True):
                 if mode == 1:
-                    a = w.get(k)
-                    if a is None:
-                        w[k] = [x]
-                    else:
-                        a.append(x)
+                    w.setdefault(k, []).append(x)
                 else:
-                    a = w.get(k, _MISSING)
-                    if a is _MISSING:
-                        if mode == 2:
-                            w[k] = x
-                            i += 1
-                            continue
-                        a = zero()  # type: ignore[misc]
-                        if a is None:
-                            raise none_result_error(self.op, "the aggregate's zero()")
-                    v = fn(a, x)  # type: ignore[misc]
-                    if v is None:
-                        raise none_result_error(self.op, "the aggregate")
-                    w[k] = v
+                    w[k] = fold(w.get(k, _MISSING), x)
                 i += 1
         except Exception:
             # the watermark as the exact loop leaves it: moved by the elements up to the failing one
@@ -608,10 +691,9 @@ class _FixedStore(_Store):
         lateness = self.lateness
         wins = self.wins
         heap = self.heap
-        agg = self.agg
-        mode = agg.mode
-        fn = agg.fn
-        zero = agg.zero
+        mode = self.agg.mode
+        fold = self.agg.fold
+        early = self.early
         maxts = self.maxts
         wm = self.wm
         t: Any = 0.0
@@ -643,35 +725,46 @@ class _FixedStore(_Store):
                     if mode == 0:
                         w[k] = w.get(k, 0) + 1
                     elif mode == 1:
-                        a = w.get(k)
-                        if a is None:
-                            w[k] = [x]
-                        else:
-                            a.append(x)
+                        w.setdefault(k, []).append(x)
                     else:
-                        a = w.get(k, _MISSING)
-                        if a is _MISSING and mode == 2:
-                            w[k] = x
-                        else:
-                            if a is _MISSING:
-                                a = zero()  # type: ignore[misc]
-                                if a is None:
-                                    raise none_result_error(self.op, "the aggregate's zero()")
-                            v = fn(a, x)  # type: ignore[misc]
-                            if v is None:
-                                raise none_result_error(self.op, "the aggregate")
-                            w[k] = v
+                        w[k] = fold(w.get(k, _MISSING), x)
+                    if early:
+                        self._count(q, k, w)
                     q -= 1
                 if missed is not None:
                     self.late(x, missed[0], missed[1], wm)
+                if early and self.trig:
+                    self._flush_early(maxts, wm)
         except Exception as e:
-            self.maxts = maxts
-            self.wm = wm
-            if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
-                raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
-            raise
+            self._stop(e, maxts, wm, t)
         self.maxts = maxts
         self.wm = wm
+
+    def _count(self, q: Any, k: Any, w: dict[Any, Any]) -> None:
+        """One more element folded into window ``q``, key ``k``: an early result every ``every``."""
+        p = self.pend.get(q)
+        if p is None:
+            p = self.pend[q] = {}
+        c = p.get(k, 0) + 1
+        if c >= self.every:
+            c = 0
+            start = q * self.slide
+            self.trig.append((k, start, start + self.size_, w[k]))
+        p[k] = c
+
+    def fire_early(self) -> None:
+        wins = self.wins
+        slide = self.slide
+        for q in sorted(self.pend):  # ends grow with q
+            p = self.pend[q]
+            w = wins.get(q)
+            if w is None:
+                continue
+            start = q * slide
+            for k, c in p.items():
+                if c:
+                    p[k] = 0
+                    self._queue_early(k, start, start + self.size_, w[k])
 
     def due(self) -> bool:
         h = self.heap
@@ -686,6 +779,7 @@ class _FixedStore(_Store):
         mode = self.agg.mode
         plain = self.agg.result is None or mode < 2
         append = out.append
+        early = self.early
         while heap:
             q = heap[0]
             start = q * slide
@@ -697,6 +791,8 @@ class _FixedStore(_Store):
             if w is None:
                 continue  # cleared by a cancel from another thread meanwhile
             self.fired += len(w)
+            if early:
+                self.pend.pop(q, None)
             if plain:
                 out.extend(map(_tnew, repeat(Window), zip(w.keys(), repeat(start), repeat(end), w.values())))
             else:
@@ -704,8 +800,10 @@ class _FixedStore(_Store):
                     append(_window(k, start, end, self.value(a)))
 
     def clear(self) -> None:
+        super().clear()
         self.wins = {}
         self.heap = []
+        self.pend = {}
 
     def size(self) -> tuple[int, int]:
         return len(self.wins), sum(map(len, self.wins.values()))
@@ -717,7 +815,7 @@ class _FixedStore(_Store):
 
 @final
 class _Session:
-    __slots__ = ("start", "end", "acc", "seq", "live")
+    __slots__ = ("start", "end", "acc", "seq", "live", "n")
 
     def __init__(self, start: Any, end: Any, acc: Any, seq: int) -> None:
         self.start = start
@@ -725,6 +823,7 @@ class _Session:
         self.acc = acc
         self.seq = seq
         self.live = True
+        self.n = 0  # elements folded since its last early result
 
 
 @final
@@ -736,38 +835,13 @@ class _SessionStore(_Store):
     __slots__ = ("gap", "keys", "heap", "seq")
 
     def __init__(self, op: str, tsf: Callable[[Any], Any], keyf: Callable[[Any], Any] | None, lateness: float,
-                 agg: _Agg, late: Callable[[Any, float, float, float], None], gap: float) -> None:
-        super().__init__(op, tsf, keyf, lateness, agg, late)
+                 agg: _Agg, late: Callable[[Any, float, float, float], None], every: int | None, early: bool,
+                 gap: float) -> None:
+        super().__init__(op, tsf, keyf, lateness, agg, late, every, early)
         self.gap = gap
         self.keys: dict[Any, list[_Session]] = {}
         self.heap: list[tuple[Any, int, Any, _Session]] = []
         self.seq = 0
-
-    def _start(self, x: Any) -> Any:
-        agg = self.agg
-        mode = agg.mode
-        if mode == 0:
-            return 1
-        if mode == 1:
-            return [x]
-        if mode == 2:
-            return x
-        a = agg.zero()  # type: ignore[misc]
-        if a is None:
-            raise none_result_error(self.op, "the aggregate's zero()")
-        return self._add(a, x)
-
-    def _add(self, a: Any, x: Any) -> Any:
-        mode = self.agg.mode
-        if mode == 0:
-            return a + 1
-        if mode == 1:
-            a.append(x)
-            return a
-        v = self.agg.fn(a, x)  # type: ignore[misc]
-        if v is None:
-            raise none_result_error(self.op, "the aggregate")
-        return v
 
     def add(self, items: Iterable[Any]) -> None:
         tsf = self.tsf
@@ -775,7 +849,8 @@ class _SessionStore(_Store):
         gap = self.gap
         lateness = self.lateness
         keys = self.keys
-        heap = self.heap
+        fold = self.agg.fold
+        early = self.early
         maxts = self.maxts
         wm = self.wm
         t: Any = 0.0
@@ -790,60 +865,67 @@ class _SessionStore(_Store):
                     raise _BadTime
                 k = None if keyf is None else keyf(x)
                 sessions = keys.get(k)
-                if sessions is None:
-                    if end <= wm:
-                        self.late(x, t, end, wm)
-                        continue
-                    s = _Session(t, end, self._start(x), self.seq)
-                    self.seq += 1
-                    keys[k] = [s]
-                    heapq.heappush(heap, (end, s.seq, k, s))
-                    continue
                 # the key's open sessions this element touches (a session ended at or before the
                 # watermark is closed even if it has not fired yet: the one-by-one path fired it)
-                touch = [s for s in sessions if s.end > wm and s.start < end and t < s.end]
+                touch = None if sessions is None else [s for s in sessions if s.end > wm and s.start < end and t < s.end]
                 if not touch:
                     if end <= wm:
                         self.late(x, t, end, wm)
                         continue
-                    s = _Session(t, end, self._start(x), self.seq)
+                    s = _Session(t, end, fold(_MISSING, x), self.seq)
                     self.seq += 1
-                    sessions.append(s)
-                    heapq.heappush(heap, (end, s.seq, k, s))
-                    continue
-                if len(touch) == 1:
+                    if sessions is None:
+                        keys[k] = [s]
+                    else:
+                        sessions.append(s)
+                    heapq.heappush(self.heap, (end, s.seq, k, s))
+                elif len(touch) == 1:
                     s = touch[0]
-                    s.acc = self._add(s.acc, x)
+                    s.acc = fold(s.acc, x)
                     if t < s.start:
                         s.start = t
                     if end > s.end:
                         s.end = end  # its heap entry is refreshed when it reaches the top
-                    continue
-                # the element bridges sessions: merge them (in order of start) into the oldest one
-                touch.sort(key=_by_start)
-                merge = self.agg.merge
-                acc = touch[0].acc
-                for o in touch[1:]:
-                    acc = merge(acc, o.acc)  # type: ignore[misc]
-                    if acc is None:
-                        raise none_result_error(self.op, "the aggregate's merge")
-                acc = self._add(acc, x)
-                keep = min(touch, key=_by_seq)
-                keep.acc = acc
-                keep.start = min(t, touch[0].start)
-                keep.end = max(end, max(s.end for s in touch))
-                for o in touch:
-                    if o is not keep:
-                        o.live = False
-                        sessions.remove(o)
+                else:
+                    s = self._merge(sessions, touch, x, t, end)  # type: ignore[arg-type]
+                if early:
+                    s.n += 1
+                    if s.n >= self.every:
+                        s.n = 0
+                        self.trig.append((k, s.start, s.end, s.acc))
+                        self._flush_early(maxts, wm)
         except Exception as e:
-            self.maxts = maxts
-            self.wm = wm
-            if isinstance(e, _BadTime) or (isinstance(e, TypeError) and _is_bad_time(t)):
-                raise _time_error(self.op, t) from (None if isinstance(e, _BadTime) else e)
-            raise
+            self._stop(e, maxts, wm, t)
         self.maxts = maxts
         self.wm = wm
+
+    def _merge(self, sessions: list[_Session], touch: list[_Session], x: Any, t: Any, end: Any) -> _Session:
+        """``x`` bridges the sessions ``touch``: merge them (in order of start) into the oldest one."""
+        touch.sort(key=_by_start)
+        merge = self.agg.merge
+        acc = touch[0].acc
+        for o in touch[1:]:
+            acc = merge(acc, o.acc)  # type: ignore[misc]
+            if acc is None:
+                raise none_result_error(self.op, "the aggregate's merge")
+        acc = self.agg.fold(acc, x)
+        keep = min(touch, key=_by_seq)
+        keep.acc = acc
+        keep.start = min(t, touch[0].start)
+        keep.end = max(end, max(s.end for s in touch))
+        keep.n = sum(s.n for s in touch)  # the merged session's early count covers its parts
+        for o in touch:
+            if o is not keep:
+                o.live = False
+                sessions.remove(o)
+        return keep
+
+    def fire_early(self) -> None:
+        ready = [(s.end, s.seq, k, s) for k, sessions in self.keys.items() for s in sessions if s.n]
+        ready.sort(key=_by_end_seq)
+        for _, _, k, s in ready:
+            s.n = 0
+            self._queue_early(k, s.start, s.end, s.acc)
 
     def due(self) -> bool:
         h = self.heap
@@ -876,6 +958,7 @@ class _SessionStore(_Store):
             out.append(_window(k, s.start, s.end, self.value(s.acc)))
 
     def clear(self) -> None:
+        super().clear()
         self.keys = {}
         self.heap = []
 
@@ -895,6 +978,10 @@ def _by_seq(s: _Session) -> int:
     return s.seq
 
 
+def _by_end_seq(entry: tuple[Any, int, Any, _Session]) -> tuple[Any, int]:
+    return entry[0], entry[1]
+
+
 # ---------------------------------------------------------------------------------------------
 # The operator
 
@@ -908,16 +995,17 @@ class _EventTimeSubscriber:
     __slots__ = (
         "_downstream", "_upstream", "_store", "_ready", "_requested", "_wip", "_done", "_cancelled",
         "_terminal", "_error", "_bad", "_received", "_asked", "_prefetch", "_low", "_max_ready",
-        "_late_sink", "_worker", "_idle", "_seen", "_guard", "_tasks", "_timer", "_batch_out", "_op",
+        "_late_sink", "_worker", "_idle", "_interval", "_seen", "_guard", "_tasks", "_timers", "_batch_out", "_op",
         "accepts_batches", "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[Any], store: _Store, prefetch: int, late_sink: Any,
-                 worker: Worker | None, idle: float | None) -> None:
+                 worker: Worker | None, idle: float | None, interval: float | None) -> None:
         self._downstream = downstream
         self._upstream: Subscription = CANCELLED
         self._store = store
         self._ready: deque[Window[Any, Any]] = deque()
+        store.out = self._ready
         self._requested = AtomicInt(0)  # race: request (downstream thread) vs drain (any thread)
         self._wip = AtomicInt(0)  # the emission drain (race: upstream thread vs request thread)
         self._done = False  # the upstream side ended (inside the serialized upstream side only)
@@ -933,12 +1021,13 @@ class _EventTimeSubscriber:
         self._late_sink = late_sink
         self._worker = worker
         self._idle = idle
+        self._interval = interval
         self._seen = False
-        # with an idle timer, the upstream signals and the ticks run one at a time (race: tick
+        # with a timer, the upstream signals and the ticks run one at a time (race: tick
         # thread vs upstream thread); whoever moves _guard from 0 runs the queued tasks too
         self._guard: AtomicInt | None = AtomicInt(0) if worker is not None else None
         self._tasks: deque[Callable[[], None]] = deque()
-        self._timer: Any = None
+        self._timers: list[Any] = []
         self._batch_out = batch_sink(downstream)
         self._op = store.op
         self.accepts_batches = True
@@ -974,8 +1063,11 @@ class _EventTimeSubscriber:
         w = self._worker
         if w is not None and not self._cancelled:
             idle = self._idle
-            assert idle is not None
-            self._timer = w.schedule_periodic(self._on_tick, idle, idle)
+            if idle is not None:
+                self._timers.append(w.schedule_periodic(self._on_tick, idle, idle))
+            every = self._interval
+            if every is not None:
+                self._timers.append(w.schedule_periodic(self._on_early_tick, every, every))
         self._drain()
 
     def on_next(self, item: Any) -> None:
@@ -1039,8 +1131,7 @@ class _EventTimeSubscriber:
     def _end(self, error: BaseException | None) -> None:
         self._done = True
         self._store.clear()
-        t = self._timer
-        if t is not None:
+        for t in self._timers:
             t.dispose()
         w = self._worker
         if w is not None:
@@ -1098,6 +1189,19 @@ class _EventTimeSubscriber:
             if st.due():
                 st.fire(self._ready, False)
         except Exception as e:
+            self._upstream.cancel()
+            self._end(e)
+
+    def _on_early_tick(self) -> None:
+        self._serial(self._early_tick)
+        self._drain()
+
+    def _early_tick(self) -> None:
+        if self._done or self._cancelled:
+            return
+        try:
+            self._store.fire_early()
+        except Exception as e:  # the aggregate's result() failed
             self._upstream.cancel()
             self._end(e)
 
@@ -1208,11 +1312,12 @@ class _EventTimeSubscriber:
 
 @final
 class _EventTimeFlowable(Flowable[Window[Any, Any]]):
-    __slots__ = ("_op", "_source", "_make_store", "_prefetch", "_late", "_scheduler", "_idle")
+    __slots__ = ("_op", "_source", "_make_store", "_prefetch", "_late", "_scheduler", "_idle", "_interval")
 
     def __init__(self, op: str, source: Flowable[Any],
                  make_store: Callable[[Callable[[Any, float, float, float], None]], _Store],
-                 prefetch: int, late: Any, scheduler: Scheduler | None, idle: float | None) -> None:
+                 prefetch: int, late: Any, scheduler: Scheduler | None, idle: float | None,
+                 interval: float | None) -> None:
         self._op = op
         self._source = source
         self._make_store = make_store
@@ -1220,6 +1325,7 @@ class _EventTimeFlowable(Flowable[Window[Any, Any]]):
         self._late = late
         self._scheduler = scheduler
         self._idle = idle
+        self._interval = interval
 
     def _subscribe_actual(self, subscriber: Subscriber[Window[Any, Any]]) -> None:
         late = self._late
@@ -1243,11 +1349,12 @@ class _EventTimeFlowable(Flowable[Window[Any, Any]]):
         s = self._scheduler
         worker = s.create_worker() if s is not None else None
         store = self._make_store(late_fn)
-        self._source.subscribe(_EventTimeSubscriber(subscriber, store, self._prefetch, sink, worker, self._idle))
+        self._source.subscribe(_EventTimeSubscriber(subscriber, store, self._prefetch, sink, worker, self._idle,
+                                                        self._interval))
 
 
 # ---------------------------------------------------------------------------------------------
-# Assembly: argument checks and the three operators
+# Assembly: argument checks and the operator
 
 
 def _check_time(op: str, name: str, v: object, *, positive: bool) -> float:
@@ -1259,49 +1366,39 @@ def _check_time(op: str, name: str, v: object, *, positive: bool) -> float:
     return v
 
 
-def _common(
-    op: str, timestamp: object, key: object, allowed_lateness: object, late: object, aggregate: object,
-    process: object, idle_timeout: object, scheduler: object, prefetch: object,
-) -> tuple[float, Any, float | None, Scheduler | None, int]:
-    if not callable(timestamp):
-        raise TypeError(f"{op}(): timestamp must be a callable returning the element's event time in seconds, "
-                        f"got {type(timestamp).__name__}")
-    if key is not None and not callable(key):
-        raise TypeError(f"{op}(): key must be a callable or None, got {type(key).__name__}")
-    lateness = _check_time(op, "allowed_lateness", allowed_lateness, positive=False)
+def _check_count(op: str, name: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError(f"{op}(): {name} must be an int, got {type(v).__name__}")
+    if v <= 0:
+        raise ValueError(f"{op}(): {name} must be > 0, got {v}")
+    return v
+
+
+def _check_late(op: str, late: object) -> object:
     if late is None:
-        late = "error"
+        return "error"
     if isinstance(late, str):
         if late not in ("error", "drop"):
             raise ValueError(f"{op}(): late must be a callable, a Processor, 'drop' or 'error', got {late!r}")
     elif not (_is_processor(late) or callable(late)):
         raise TypeError(f"{op}(): late must be a callable, a Processor, 'drop' or 'error', got {type(late).__name__}")
-    if process is not None:
-        if not callable(process):
-            raise TypeError(f"{op}(): process must be a callable Flowable -> Publisher, got {type(process).__name__}")
-        if aggregate is not None:
-            raise ValueError(f"{op}(): pass aggregate= (folded as elements arrive) or process= (the window's "
-                             f"elements as a Flowable), not both")
-    idle: float | None = None
-    sched: Scheduler | None = None
-    if idle_timeout is not None:
-        idle = _check_time(op, "idle_timeout", idle_timeout, positive=True)
-        if scheduler is None:
-            from ... import schedulers
+    return late
 
-            sched = schedulers.computation()
-        elif not isinstance(scheduler, Scheduler):
-            raise TypeError(f"{op}(): scheduler must be a Scheduler, got {type(scheduler).__name__}")
-        else:
-            sched = scheduler
-    elif scheduler is not None:
-        raise ValueError(f"{op}(): scheduler is used only with idle_timeout (the timer that advances an idle "
-                         f"watermark); pass idle_timeout= or drop scheduler=")
-    if isinstance(prefetch, bool) or not isinstance(prefetch, int):
-        raise TypeError(f"{op}(): prefetch must be an int, got {type(prefetch).__name__}")
-    if prefetch <= 0:
-        raise ValueError(f"{op}(): prefetch must be > 0, got {prefetch}")
-    return lateness, late, idle, sched, prefetch
+
+def _check_scheduler(op: str, scheduler: object, timers: bool) -> Scheduler | None:
+    if not timers:
+        if scheduler is not None:
+            raise ValueError(f"{op}(): scheduler is used only with idle_timeout (the timer that advances an idle "
+                             f"watermark) or early_interval (the timer of early results); pass one of them or "
+                             f"drop scheduler=")
+        return None
+    if scheduler is None:
+        from ... import schedulers
+
+        return schedulers.computation()
+    if not isinstance(scheduler, Scheduler):
+        raise TypeError(f"{op}(): scheduler must be a Scheduler, got {type(scheduler).__name__}")
+    return scheduler
 
 
 def _with_process(flow: Flowable[Window[Any, Any]], process: Callable[[Flowable[Any]], Publisher[Any]],
@@ -1319,68 +1416,58 @@ def _with_process(flow: Flowable[Window[Any, Any]], process: Callable[[Flowable[
     return flow.concat_map(per_window)
 
 
-def tumbling_window(
-    source: Flowable[T], size: float, *, timestamp: Callable[[T], float], key: Callable[[T], Hashable] | None = None,
-    allowed_lateness: float = 0.0, late: LateSpec = None, aggregate: AggregateSpec = None,
-    process: Callable[[Flowable[T]], Publisher[Any]] | None = None, idle_timeout: float | None = None,
-    scheduler: Scheduler | None = None, prefetch: int = 1024,
-) -> Flowable[Window[Any, Any]]:
-    op = "tumbling_window"
-    sz = _check_time(op, "size", size, positive=True)
-    return _build(op, source, sz, sz, None, timestamp, key, allowed_lateness, late, aggregate, process,
-                  idle_timeout, scheduler, prefetch)
-
-
-def sliding_window(
-    source: Flowable[T], size: float, slide: float, *, timestamp: Callable[[T], float],
-    key: Callable[[T], Hashable] | None = None, allowed_lateness: float = 0.0, late: LateSpec = None,
-    aggregate: AggregateSpec = None, process: Callable[[Flowable[T]], Publisher[Any]] | None = None,
+def event_time_window(
+    source: Flowable[T], op: str, *, size: float | None = None, slide: float | None = None, gap: float | None = None,
+    timestamp: Callable[[T], float], key: Callable[[T], Hashable] | None = None, allowed_lateness: float = 0.0,
+    late: LateSpec = None, aggregate: AggregateSpec = None, process: Callable[[Flowable[T]], Publisher[Any]] | None = None,
     idle_timeout: float | None = None, scheduler: Scheduler | None = None, prefetch: int = 1024,
+    early_every: int | None = None, early_interval: float | None = None,
 ) -> Flowable[Window[Any, Any]]:
-    op = "sliding_window"
-    sz = _check_time(op, "size", size, positive=True)
-    sl = _check_time(op, "slide", slide, positive=True)
-    if sl > sz:
-        raise ValueError(f"{op}(): slide ({slide}) must be <= size ({size}): elements between windows would belong "
-                         f"to none (use tumbling_window for slide == size)")
-    return _build(op, source, sz, sl, None, timestamp, key, allowed_lateness, late, aggregate, process,
-                  idle_timeout, scheduler, prefetch)
-
-
-def session_window(
-    source: Flowable[T], gap: float, *, timestamp: Callable[[T], float], key: Callable[[T], Hashable] | None = None,
-    allowed_lateness: float = 0.0, late: LateSpec = None, aggregate: AggregateSpec = None,
-    process: Callable[[Flowable[T]], Publisher[Any]] | None = None, idle_timeout: float | None = None,
-    scheduler: Scheduler | None = None, prefetch: int = 1024,
-) -> Flowable[Window[Any, Any]]:
-    op = "session_window"
-    g = _check_time(op, "gap", gap, positive=True)
-    return _build(op, source, 0.0, 0.0, g, timestamp, key, allowed_lateness, late, aggregate, process,
-                  idle_timeout, scheduler, prefetch)
-
-
-def _build(
-    op: str, source: Flowable[Any], size: float, slide: float, gap: float | None, timestamp: object, key: object,
-    allowed_lateness: object, late: object, aggregate: object, process: object, idle_timeout: object,
-    scheduler: object, prefetch: object,
-) -> Flowable[Window[Any, Any]]:
-    lateness, late_v, idle, sched, pf = _common(op, timestamp, key, allowed_lateness, late, aggregate, process,
-                                                idle_timeout, scheduler, prefetch)
-    agg = _agg_spec(op, "list" if process is not None else aggregate, gap is not None)
+    """``tumbling_window`` (``size``), ``sliding_window`` (``size``, ``slide``) and
+    ``session_window`` (``gap``) of the facade, named ``op`` in errors: one argument check, one
+    operator."""
+    if gap is not None:
+        g: float | None = _check_time(op, "gap", gap, positive=True)
+        sz = sl = 0.0
+    else:
+        g = None
+        sz = _check_time(op, "size", size, positive=True)
+        sl = sz if slide is None else _check_time(op, "slide", slide, positive=True)
+        if sl > sz:
+            raise ValueError(f"{op}(): slide ({slide}) must be <= size ({size}): elements between windows would "
+                             f"belong to none (use tumbling_window for slide == size)")
+    if not callable(timestamp):
+        raise TypeError(f"{op}(): timestamp must be a callable returning the element's event time in seconds, "
+                        f"got {type(timestamp).__name__}")
+    if key is not None and not callable(key):
+        raise TypeError(f"{op}(): key must be a callable or None, got {type(key).__name__}")
+    lateness = _check_time(op, "allowed_lateness", allowed_lateness, positive=False)
+    late_v = _check_late(op, late)
+    if process is not None:
+        if not callable(process):
+            raise TypeError(f"{op}(): process must be a callable Flowable -> Publisher, got {type(process).__name__}")
+        if aggregate is not None:
+            raise ValueError(f"{op}(): pass aggregate= (folded as elements arrive) or process= (the window's "
+                             f"elements as a Flowable), not both")
+    idle = None if idle_timeout is None else _check_time(op, "idle_timeout", idle_timeout, positive=True)
+    every = None if early_every is None else _check_count(op, "early_every", early_every)
+    interval = None if early_interval is None else _check_time(op, "early_interval", early_interval, positive=True)
+    early = every is not None or interval is not None
+    if early and process is not None:
+        raise ValueError(f"{op}(): early results (early_every=, early_interval=) need aggregate=: an accumulator has "
+                         f"a value so far, while process= sees a window's elements once it is complete")
+    sched = _check_scheduler(op, scheduler, idle is not None or interval is not None)
+    pf = _check_count(op, "prefetch", prefetch)
+    agg = _agg_spec(op, "list" if process is not None else aggregate, g is not None)
     tsf = cast("Callable[[Any], Any]", timestamp)
     keyf = cast("Callable[[Any], Any] | None", key)
 
-    if gap is not None:
-        g = gap
+    def make(late_fn: Callable[[Any, float, float, float], None]) -> _Store:
+        if g is not None:
+            return _SessionStore(op, tsf, keyf, lateness, agg, late_fn, every, early, g)
+        return _FixedStore(op, tsf, keyf, lateness, agg, late_fn, every, early, sz, sl)
 
-        def make(late_fn: Callable[[Any, float, float, float], None]) -> _Store:
-            return _SessionStore(op, tsf, keyf, lateness, agg, late_fn, g)
-    else:
-
-        def make(late_fn: Callable[[Any, float, float, float], None]) -> _Store:
-            return _FixedStore(op, tsf, keyf, lateness, agg, late_fn, size, slide)
-
-    flow = _EventTimeFlowable(op, source, make, pf, late_v, sched, idle)
+    flow = _EventTimeFlowable(op, source, make, pf, late_v, sched, idle, interval)
     if process is not None:
         return _with_process(flow, cast("Callable[[Flowable[Any]], Publisher[Any]]", process), op)
     return flow
