@@ -20,7 +20,7 @@ from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber"]
+__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -176,6 +176,14 @@ def as_flowable(op: str, source: object) -> Flowable[Any]:
     from .sources._basic import from_publisher
 
     return from_publisher(source)  # type: ignore[arg-type]
+
+
+def variadic_sources(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The sources of a combining operator called ``op(a, b, ...)`` or ``op([a, b, ...])`` (one
+    iterable that is not itself a Publisher: RxJava's ``op(Iterable)`` overload)."""
+    if len(args) == 1 and not hasattr(args[0], "subscribe") and hasattr(args[0], "__iter__"):
+        return tuple(args[0])
+    return args
 
 
 class PostCompleteSubscriber(BasicSubscriber[T, Any]):

@@ -20,12 +20,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector, enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
-from .._base import MainWithOthersSubscriber, none_result_error
+from .._base import MainWithOthersSubscriber, none_result_error, variadic_sources
 from .._flowable import Flowable
 
 __all__ = ["combine_latest", "with_latest_from"]
@@ -237,8 +238,7 @@ def _split_sources(name: str, args: tuple[Any, ...]) -> tuple[tuple[Publisher[An
     fn: Callable[..., Any] = lambda *xs: tuple(xs)  # noqa: E731
     if items and callable(items[-1]) and not hasattr(items[-1], "subscribe"):
         fn = items.pop()
-    if len(items) == 1 and not hasattr(items[0], "subscribe") and hasattr(items[0], "__iter__"):
-        items = list(items[0])  # combine_latest([a, b], fn) as RxJava's combineLatest(Iterable, combiner)
+    items = list(variadic_sources(tuple(items)))  # combine_latest([a, b], fn): combineLatest(Iterable, combiner)
     for s in items:
         if not hasattr(s, "subscribe"):
             raise TypeError(f"{name}(): expected Publishers (and an optional trailing combiner), got {type(s).__name__}")
@@ -247,8 +247,7 @@ def _split_sources(name: str, args: tuple[Any, ...]) -> tuple[tuple[Publisher[An
 
 def combine_latest(*args: Any, prefetch: int = DEFAULT_PREFETCH) -> Flowable[Any]:
     sources, fn = _split_sources("combine_latest", args)
-    if not isinstance(prefetch, int) or prefetch <= 0:
-        raise ValueError(f"combine_latest(): prefetch must be a positive int, got {prefetch!r}")
+    positive_int("combine_latest", "prefetch", prefetch)
     return _CombineLatestFlowable(sources, fn, prefetch)
 
 

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from ..._internal.arguments import positive_int
 from ..._internal.requests import DEFAULT_PREFETCH
 from ..._spec import Publisher
-from .._base import as_flowable
+from .._base import as_flowable, variadic_sources
 from .._flowable import Flowable
 
 __all__ = ["concat_eager"]
@@ -28,9 +28,8 @@ def _identity(source: Flowable[T]) -> Flowable[T]:
 
 
 def concat_eager(*sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH) -> Flowable[T]:
-    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
-        sources = tuple(sources[0])  # type: ignore[arg-type]  # concat_eager([a, b]): RxJava's concatEager(Iterable)
-    flows: tuple[Flowable[Any], ...] = tuple(as_flowable("concat_eager", s) for s in sources)
+    # concat_eager([a, b]): RxJava's concatEager(Iterable)
+    flows: tuple[Flowable[Any], ...] = tuple(as_flowable("concat_eager", s) for s in variadic_sources(sources))
     mc = None if max_concurrency is None else positive_int("concat_eager", "max_concurrency", max_concurrency)
     pf = positive_int("concat_eager", "prefetch", prefetch)
     if not flows:

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.arguments import positive_int
+from ..._internal.arguments import check_bool, check_callable_arg, positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import TERMINATED, ErrorCollector, enter, leave
 from ..._internal.requests import MAX_DEMAND, validate_request
@@ -483,11 +483,8 @@ def concat_map(
     till_the_end: bool = True,
 ) -> Flowable[R]:
     op = "concat_map_delay_error" if delay_error else "concat_map"
-    if not callable(mapper):
-        raise TypeError(f"{op}(): mapper must be callable, got {type(mapper).__name__}")
+    check_callable_arg(op, "mapper", mapper)
     positive_int(op, "prefetch", prefetch)
-    if not isinstance(delay_error, bool):
-        raise TypeError(f"{op}(): delay_error must be a bool, got {type(delay_error).__name__}")
-    if not isinstance(till_the_end, bool):
-        raise TypeError(f"{op}(): till_the_end must be a bool, got {type(till_the_end).__name__}")
+    check_bool(op, "delay_error", delay_error)
+    check_bool(op, "till_the_end", till_the_end)
     return _ConcatMapFlowable(source, mapper, prefetch, delay_error, till_the_end)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_callable_arg, positive_int
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import ErrorCollector, enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
@@ -242,9 +243,7 @@ class _ConcatMapEagerFlowable(Flowable[R]):
 def concat_map_eager(
     source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = DEFAULT_PREFETCH
 ) -> Flowable[R]:
-    if not callable(mapper):
-        raise TypeError("concat_map_eager(): mapper must be callable (element -> Publisher)")
-    for name, v in (("max_concurrency", max_concurrency), ("prefetch", prefetch)):
-        if not isinstance(v, int) or v <= 0:
-            raise ValueError(f"concat_map_eager(): {name} must be a positive int, got {v!r}")
+    check_callable_arg("concat_map_eager", "mapper", mapper)
+    positive_int("concat_map_eager", "max_concurrency", max_concurrency)
+    positive_int("concat_map_eager", "prefetch", prefetch)
     return _ConcatMapEagerFlowable(source, mapper, max_concurrency, prefetch)

@@ -27,13 +27,13 @@ from collections import deque
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
-from ..._internal.arguments import positive_int
+from ..._internal.arguments import check_bool, positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Publisher, Subscriber
-from .._base import as_flowable
+from .._base import as_flowable, variadic_sources
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
@@ -262,13 +262,10 @@ class _MergeFlowable(Flowable[T]):
 def merge(
     *sources: Publisher[T], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False
 ) -> Flowable[T]:
-    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
-        sources = tuple(sources[0])  # type: ignore[arg-type]  # merge([a, b]) as RxJava's merge(Iterable)
-    flows = tuple(as_flowable("merge", s) for s in sources)
+    flows = tuple(as_flowable("merge", s) for s in variadic_sources(sources))  # merge([a, b]): merge(Iterable)
     mc = MAX_DEMAND if max_concurrency is None else positive_int("merge", "max_concurrency", max_concurrency)
     pf = positive_int("merge", "prefetch", prefetch)
-    if not isinstance(delay_error, bool):
-        raise TypeError(f"merge(): delay_error must be a bool, got {type(delay_error).__name__}")
+    check_bool("merge", "delay_error", delay_error)
     if not flows:
         from ..sources._basic import empty
 

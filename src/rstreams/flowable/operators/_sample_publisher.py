@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, TypeVar, final
 
+from ..._internal.arguments import check_bool
 from ..._internal.requests import MAX_DEMAND
 from ..._spec import Publisher, Subscriber, Subscription
 from .._flowable import Flowable
@@ -110,6 +111,5 @@ def sample_publisher(
     source: Flowable[T], sampler: Publisher[Any], emit_last: bool = False, op: str = "sample"
 ) -> Flowable[T]:
     check_publisher(op, "sampler", sampler)
-    if not isinstance(emit_last, bool):
-        raise TypeError(f"{op}(): emit_last must be a bool, got {type(emit_last).__name__}")
+    check_bool(op, "emit_last", emit_last)
     return _SamplePublisherFlowable(source, sampler, emit_last, op)

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_callable_arg, positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import ErrorCollector, enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
@@ -234,8 +235,6 @@ class _SwitchMapFlowable(Flowable[R]):
 
 
 def switch_map(source: Flowable[T], mapper: Callable[[T], Publisher[R]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[R]:
-    if not callable(mapper):
-        raise TypeError("switch_map(): mapper must be callable (element -> Publisher)")
-    if not isinstance(prefetch, int) or prefetch <= 0:
-        raise ValueError(f"switch_map(): prefetch must be a positive int, got {prefetch!r}")
+    check_callable_arg("switch_map", "mapper", mapper)
+    positive_int("switch_map", "prefetch", prefetch)
     return _SwitchMapFlowable(source, mapper, prefetch, delay_error)

@@ -33,12 +33,13 @@ from operator import is_not
 from typing import Any, Final, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
-from .._base import as_flowable, none_result_error
+from .._base import as_flowable, none_result_error, variadic_sources
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer, batch_sink, none_checked
 from ._inner import QueuedInner, pop_run
@@ -292,13 +293,8 @@ def zip_(*sources: Any, prefetch: int = DEFAULT_PREFETCH) -> Flowable[Any]:
     srcs = list(sources)
     if srcs and not callable(getattr(srcs[-1], "subscribe", None)) and callable(srcs[-1]):
         zipper = srcs.pop()
-    if len(srcs) == 1 and not hasattr(srcs[0], "subscribe") and hasattr(srcs[0], "__iter__"):
-        srcs = list(srcs[0])  # zip([a, b]) as RxJava's zip(Iterable, zipper)
-    flows = tuple(as_flowable("zip", s) for s in srcs)
-    if not isinstance(prefetch, int) or isinstance(prefetch, bool):
-        raise TypeError(f"zip(): prefetch must be an int, got {type(prefetch).__name__}")
-    if prefetch <= 0:
-        raise ValueError(f"zip(): prefetch must be > 0, got {prefetch}")
+    flows = tuple(as_flowable("zip", s) for s in variadic_sources(tuple(srcs)))  # zip([a, b]): zip(Iterable, zipper)
+    positive_int("zip", "prefetch", prefetch)
     if not flows:
         from ..sources._basic import empty
 
