@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rstreams import Flowable, ProtocolViolationError
+from rstreams.flowable._processors._replay import DemandReplayProcessor
 from rstreams.processors import (
     AsyncProcessor,
     BehaviorProcessor,
@@ -20,7 +21,6 @@ from rstreams.processors import (
     ReplayProcessor,
     UnicastProcessor,
 )
-from rstreams.processors._replay import DemandReplayProcessor
 from rstreams.testing import TestSubscriber
 
 PROCESSORS: dict[str, Callable[[], FlowableProcessor[Any]]] = {

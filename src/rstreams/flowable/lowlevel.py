@@ -1,12 +1,14 @@
 """The names the flowable layer lends to the packages built on it.
 
-``rstreams.aio``, ``rstreams.retry``, ``rstreams.plugins``, ``rstreams.processors`` and
+``rstreams.aio``, ``rstreams.retry``, ``rstreams.processors``, ``rstreams.plugins`` and
 ``rstreams.spark`` sit above the flowable layer and import from it only its public modules: ``rstreams.flowable`` (``Flowable``
 and the types users see) and this one. A name is here because one of those packages needs it:
 
 * the asyncio bridge, which Flowable's own methods use (``async for``, ``await``, ``map_async``,
   ``from_async_iterable``) and :mod:`rstreams.aio` re-exports under the same names;
 * the retry policies, which are ``retry_when`` handlers and which :mod:`rstreams.retry` re-exports;
+* the processors, which are Flowables the multicast operators are built of and which
+  :mod:`rstreams.processors` re-exports;
 * the switches of assembly tracing and of the assembly hook (they patch the ``Flowable`` class),
   which :mod:`rstreams.plugins` turns;
 * building blocks for Flowables written outside this package: the base subscriber of one-upstream
@@ -26,6 +28,13 @@ if TYPE_CHECKING:
     from ._assembly import assembly_hook, set_assembly_hook, set_tracing, tracing_enabled
     from ._base import BasicSubscriber, none_result_error
     from ._fused import Fusion, batch_sink, none_index
+    from ._processors._async import AsyncProcessor
+    from ._processors._base import FlowableProcessor, SerializedProcessor
+    from ._processors._behavior import BehaviorProcessor
+    from ._processors._multicast import MulticastProcessor
+    from ._processors._publish import PublishProcessor
+    from ._processors._replay import ReplayProcessor
+    from ._processors._unicast import UnicastProcessor
     from ._retry_policy import Retry, RetryExhaustedError, RetrySignal, RetrySpec
     from ._scalar import DeferredScalarSubscription
     from .operators._async_iterator import (
@@ -39,14 +48,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncIteratorSubscriber",
+    "AsyncProcessor",
     "BasicSubscriber",
+    "BehaviorProcessor",
     "DeferredScalarSubscription",
     "FlowableAsyncIterator",
+    "FlowableProcessor",
     "Fusion",
+    "MulticastProcessor",
+    "PublishProcessor",
+    "ReplayProcessor",
     "Retry",
     "RetryExhaustedError",
     "RetrySignal",
     "RetrySpec",
+    "SerializedProcessor",
+    "UnicastProcessor",
     "assembly_hook",
     "await_last",
     "batch_sink",
@@ -83,6 +100,15 @@ _LAZY = {
     "RetryExhaustedError": "._retry_policy",
     "RetrySignal": "._retry_policy",
     "RetrySpec": "._retry_policy",
+    # processors (rstreams.processors)
+    "AsyncProcessor": "._processors._async",
+    "FlowableProcessor": "._processors._base",
+    "SerializedProcessor": "._processors._base",
+    "BehaviorProcessor": "._processors._behavior",
+    "MulticastProcessor": "._processors._multicast",
+    "PublishProcessor": "._processors._publish",
+    "ReplayProcessor": "._processors._replay",
+    "UnicastProcessor": "._processors._unicast",
     # assembly tracing and the assembly hook (rstreams.plugins)
     "assembly_hook": "._assembly",
     "set_assembly_hook": "._assembly",

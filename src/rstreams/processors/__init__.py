@@ -22,13 +22,18 @@ IdentityProcessor verification; Publish, Behavior, Replay and Async pass the Pub
 "AsPublisher"; every processor passes the Subscriber blackbox verification.
 """
 
-from ._async import AsyncProcessor
-from ._base import FlowableProcessor, SerializedProcessor
-from ._behavior import BehaviorProcessor
-from ._multicast import MulticastProcessor
-from ._publish import PublishProcessor
-from ._replay import ReplayProcessor
-from ._unicast import UnicastProcessor
+# The processors live in the flowable layer (the multicast operators are built of them); this
+# module is their public face: the same classes, under the names users import.
+from ..flowable.lowlevel import (
+    AsyncProcessor,
+    BehaviorProcessor,
+    FlowableProcessor,
+    MulticastProcessor,
+    PublishProcessor,
+    ReplayProcessor,
+    SerializedProcessor,
+    UnicastProcessor,
+)
 
 __all__ = [
     "AsyncProcessor",

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, TypeVar, final
 
-from .._internal import plugins
-from .._internal.requests import MAX_DEMAND
-from .._spec import Subscriber, Subscription
-from ..flowable.lowlevel import DeferredScalarSubscription
+from ..._internal import plugins
+from ..._internal.requests import MAX_DEMAND
+from ..._spec import Subscriber, Subscription
+from .._scalar import DeferredScalarSubscription
 from ._base import SubscriberSet, check_error, check_item
 
 __all__ = ["AsyncProcessor"]

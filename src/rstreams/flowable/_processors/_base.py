@@ -16,13 +16,13 @@ import threading
 from collections import deque
 from typing import Any, Final, TypeVar, final
 
-from .._internal import plugins
-from .._internal.atomics import AtomicInt, AtomicRef
-from .._internal.drain import enter, leave
-from .._internal.subscriptions import set_once
-from .._spec import Subscriber, Subscription, null_element_message
-from ..errors import MissingBackpressureError, NoneElementError
-from ..flowable import Flowable
+from ..._internal import plugins
+from ..._internal.atomics import AtomicInt, AtomicRef
+from ..._internal.drain import enter, leave
+from ..._internal.subscriptions import set_once
+from ..._spec import Subscriber, Subscription, null_element_message
+from ...errors import MissingBackpressureError, NoneElementError
+from .._flowable import Flowable
 
 __all__ = ["FlowableProcessor", "SerializedProcessor", "SubscriberSet", "check_item", "missing_backpressure"]
 

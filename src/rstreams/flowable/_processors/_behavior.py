@@ -24,10 +24,10 @@ import threading
 from collections import deque
 from typing import Any, Final, TypeVar, final
 
-from .._internal import plugins
-from .._internal.requests import MAX_DEMAND, request_or_error
-from .._spec import Subscriber, Subscription
-from ..flowable import NOTSET
+from ..._internal import plugins
+from ..._internal.requests import MAX_DEMAND, request_or_error
+from ..._spec import Subscriber, Subscription
+from .._enums import NOTSET
 from ._base import SubscriberSet, check_error, check_item, missing_backpressure
 from ._publish import PublishSubscription
 

@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Generic, TypeVar, final
 
-from .._internal import plugins
-from .._internal.arguments import positive_int
-from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.requests import MAX_DEMAND, add_request, validate_request
-from .._internal.subscriptions import EMPTY, cancel, set_once
-from .._spec import Subscriber, Subscription
-from ..errors import MissingBackpressureError
+from ..._internal import plugins
+from ..._internal.arguments import positive_int
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._internal.subscriptions import EMPTY, cancel, set_once
+from ..._spec import Subscriber, Subscription
+from ...errors import MissingBackpressureError
 from ._base import SubscriberSet, check_error, check_item
 
 __all__ = ["MulticastProcessor"]

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar, final
 
-from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.requests import MAX_DEMAND, request_or_error
-from .._spec import Subscriber, Subscription
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.requests import MAX_DEMAND, request_or_error
+from ..._spec import Subscriber, Subscription
 from ._base import SubscriberSet, check_error, check_item, missing_backpressure
 
 __all__ = ["PublishProcessor", "PublishSubscription"]

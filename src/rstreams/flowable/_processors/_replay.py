@@ -26,13 +26,13 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar, final
 
-from .._internal import plugins
-from .._internal.arguments import positive_int
-from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.drain import enter, leave
-from .._internal.requests import MAX_DEMAND, add_request, validate_request
-from .._internal.subscriptions import CANCELLED, cancel
-from .._spec import Subscriber, Subscription
+from ..._internal import plugins
+from ..._internal.arguments import positive_int
+from ..._internal.atomics import AtomicFlag, AtomicInt
+from ..._internal.drain import enter, leave
+from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._internal.subscriptions import CANCELLED, cancel
+from ..._spec import Subscriber, Subscription
 from ._base import SubscriberSet, check_error, check_item
 
 __all__ = ["ReplayProcessor", "ReplayBuffer", "DemandReplayProcessor"]

@@ -15,13 +15,13 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar, cast, final
 
-from .._internal import plugins
-from .._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
-from .._internal.drain import enter
-from .._internal.requests import MAX_DEMAND, request_or_error
-from .._internal.subscriptions import cancel, error_empty, set_once
-from .._spec import Subscriber, Subscription
-from ..errors import ProtocolViolationError
+from ..._internal import plugins
+from ..._internal.atomics import AtomicFlag, AtomicInt, AtomicRef
+from ..._internal.drain import enter
+from ..._internal.requests import MAX_DEMAND, request_or_error
+from ..._internal.subscriptions import cancel, error_empty, set_once
+from ..._spec import Subscriber, Subscription
+from ...errors import ProtocolViolationError
 from ._base import FlowableProcessor, check_error, check_item
 
 __all__ = ["UnicastProcessor"]

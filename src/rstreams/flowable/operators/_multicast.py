@@ -305,7 +305,7 @@ class _RefCountSubscriber(BasicSubscriber[T, T]):
 def publish(source: Flowable[T]) -> ConnectableFlowable[T]:
     """``source.publish()``: a ConnectableFlowable whose subscribers share one upstream subscription,
     in lockstep (the slowest subscriber paces the upstream through a prefetch queue of 128)."""
-    from ...processors import MulticastProcessor
+    from .._processors._multicast import MulticastProcessor
 
     return ConnectableFlowable(source, lambda: MulticastProcessor(128))
 
@@ -319,7 +319,7 @@ def replay(source: Flowable[T], n: int | None = None) -> ConnectableFlowable[T]:
             raise TypeError(f"replay(): n must be an int or None, got {type(n).__name__}")
         if n <= 0:
             raise ValueError(f"replay(): n must be > 0, got {n}")
-    from ...processors._replay import DemandReplayProcessor
+    from .._processors._replay import DemandReplayProcessor
 
     return ConnectableFlowable(source, lambda: DemandReplayProcessor(n))
 
@@ -332,6 +332,6 @@ def share(source: Flowable[T]) -> Flowable[T]:
 def cache(source: Flowable[T]) -> Flowable[T]:
     """``source.cache()``: replay everything; connect on the first subscriber; never disconnect.
     The source is consumed unbounded (RxJava's ``cache()``); each subscriber at its own pace."""
-    from ...processors import ReplayProcessor
+    from .._processors._replay import ReplayProcessor
 
     return ConnectableFlowable(source, lambda: ReplayProcessor(None)).auto_connect(1)

@@ -75,7 +75,7 @@ class _PublishSelectorFlowable(Flowable[R]):
     __slots__ = ("_source", "_selector", "_prefetch", "_processor_type")
 
     def __init__(self, source: Flowable[T], selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int) -> None:
-        from ...processors import MulticastProcessor  # flowable -> processors: lazy (layers)
+        from .._processors._multicast import MulticastProcessor  # loaded on first use
 
         self._source = source
         self._selector = selector
