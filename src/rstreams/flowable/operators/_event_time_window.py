@@ -35,6 +35,21 @@ element arrived *while the operator was waiting for one* (it had requested more)
 advances by ``idle_timeout``, as if event time went on at the speed of the clock. Without it no
 thread is involved and the operator is purely synchronous.
 
+Early results (Beam's early panes in accumulating mode, Flink's ``CountTrigger`` /
+``ContinuousProcessingTimeTrigger``, Spark's update output mode), accumulator path only:
+``early_every=n`` queues a window's value so far for a key each time ``n`` more elements of that
+window and key were folded; ``early_interval=s`` (a periodic task on ``scheduler``, serialized
+with the upstream like the idle timer) queues it every ``s`` seconds for every window and key that
+folded elements since its last result. An early result is a :class:`Window` whose ``final`` is
+False (a subclass: the record keeps its four fields); its value is ``result(acc)`` of the
+accumulator so far (a copy of the list for ``"list"``). The on-time result is unchanged: once per
+window and key, final. Per element the order is as if each were alone: the on-time results its
+watermark released, then the early results it triggered (by window end); so batches and
+one-by-one delivery give the same signals. Early results are queued like on-time ones: they wait
+for demand and count toward the ``prefetch`` limit below; none is dropped or conflated. The
+counters (one int per window and key) are released with the window. A session merge sums its
+parts' counters.
+
 The result is one :class:`Window` per fired window and key: ``Window(key, start, end, value)``, an
 immutable typed record. It is a ``NamedTuple`` rather than a frozen dataclass: fields by name as
 well, unpacking (``key, start, end, value = w``), and the records of a fired window are built for
