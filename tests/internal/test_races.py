@@ -745,14 +745,40 @@ def test_race_detector_fails_without_lock_error_collector(monkeypatch: pytest.Mo
 # HalfSerializer
 
 
+class _UnguardedHalfSerializer(HalfSerializer):
+    """HalfSerializer's algorithm with its lock removed and a thread switch inside each
+    read-modify-write of ``_wip`` (what the lock guards)."""
+
+    def on_next(self, item: Any) -> None:
+        if self._done:
+            return
+        w = self._wip
+        _yield()
+        if w:
+            return
+        self._wip = 1
+        self._downstream.on_next(item)
+        w = self._wip - 1
+        _yield()
+        self._wip = w
+        if w:
+            self._errors.terminate_into(self._downstream)
+            self._done = True
+
+    def _enter_terminal(self) -> bool:
+        w = self._wip
+        _yield()
+        self._wip = w + 1
+        return w == 0
+
+
 def check_half_serializer(seed: int) -> str | None:
     """on_next from one thread racing on_error/on_complete from others: never overlapping calls,
     exactly one terminal signal, nothing after it, and the items a gap-free prefix."""
     rng = random.Random(seed)
     down = RecordingSubscriber(yield_in_on_next=True)
-    hs = HalfSerializer(down)
-    if getattr(check_half_serializer, "broken", False):
-        hs._wip = SleepyAtomicInt(0)  # type: ignore[assignment]
+    broken = getattr(check_half_serializer, "broken", False)
+    hs = _UnguardedHalfSerializer(down) if broken else HalfSerializer(down)
     items = rng.randint(5, 40)
     kinds = rng.choice([["error"], ["complete"], ["error", "complete"], ["error", "error"]])
     errors = [ValueError(f"e{k}") for k in range(len(kinds))]

@@ -225,7 +225,9 @@ def test_one_by_one_and_bounded_concurrency() -> None:
     want = sorted(sum(x for x in data if x % 7 == k) for k in range(7))
     for mc in (None, 7, 8):
         ts = run_one_by_one(
-            Flowable.from_iterable(data).group_by(lambda x: x % 7).flat_map(lambda g: g.reduce(operator.add), max_concurrency=mc)
+            Flowable.from_iterable(data)
+            .group_by(lambda x: x % 7)
+            .flat_map(lambda g: g.reduce(operator.add), max_concurrency=mc)
         )
         ts.assert_complete().assert_no_errors().assert_no_violations()
         assert sorted(ts.values) == want
@@ -278,3 +280,197 @@ def test_delay_error_keeps_the_other_folds_going() -> None:
     # key 1 failed at 4; 7 and 10 opened a new key-1 group (the failed one was cancelled)
     assert sorted(a.values) == sorted(b.values) == [(0, 18), (1, 7 + 10), (2, 2 + 5 + 8 + 11)]
     assert _signals(a) == _signals(b)
+
+
+# -- completion of the folds in one batch (group_by hands flat_map the results of a run of folds) --
+
+
+def _exact(ts: TestSubscriber[Any]) -> tuple[Any, ...]:
+    err = ts.errors[0] if ts.errors else None
+    return (list(ts.values), ts.completions, type(err), str(err) if err else None)
+
+
+@pytest.mark.parametrize("name", sorted(AGGREGATES))
+def test_batched_completion_emits_in_group_order_like_the_subscribed_chain(name: str) -> None:
+    agg = AGGREGATES[name]
+    fused, hidden = _both(lambda g, h: agg(_src(g, h), g.key))
+    data = [(x * 7919) % 1000 for x in range(400)]
+    for mc in (None, 40, 64):
+        a = _run(fused, data, 40, max_concurrency=mc)
+        b = _run(hidden, data, 40, max_concurrency=mc)
+        a.assert_complete().assert_no_errors()
+        assert _exact(a) == _exact(b)  # order included: the groups complete in the order they opened
+
+
+def test_batched_completion_into_a_batch_taking_downstream() -> None:
+    """to_list takes a run of results as one list; the values and their order are those of the
+    subscribed chain."""
+    data = list(range(5_000))
+    fused, hidden = _both(lambda g, h: _src(g, h).reduce(operator.add).map(lambda s: (g.key, s)))
+    outs = []
+    for mapper in (fused, hidden):
+        ts = (
+            Flowable.from_iterable(data)
+            .group_by(lambda x: x % 300)
+            .flat_map(mapper, max_concurrency=None)
+            .to_list()
+            .test()
+        )
+        ts.assert_complete().assert_no_violations()
+        outs.append(ts.values)
+    assert outs[0] == outs[1]
+    assert [k for k, _ in outs[0][0]] == list(range(300))
+
+
+def test_batched_completion_respects_demand_one_at_a_time() -> None:
+    data = list(range(200))
+    fused, hidden = _both(lambda g, h: _src(g, h).count().map(lambda n: (g.key, n)))
+    runs = []
+    for mapper in (fused, hidden):
+        ts = run_one_by_one(
+            Flowable.from_iterable(data).group_by(lambda x: x % 13).flat_map(mapper, max_concurrency=None)
+        )
+        ts.assert_complete().assert_no_errors().assert_no_violations()
+        runs.append(ts.values)
+    assert runs[0] == runs[1]
+    assert sorted(runs[0]) == [(k, len(range(k, 200, 13))) for k in range(13)]
+
+
+def test_batched_completion_with_partial_demand_emits_the_rest_on_request() -> None:
+    fused, hidden = _both(lambda g, h: _src(g, h).count().map(lambda n: (g.key, n)))
+    runs = []
+    for mapper in (fused, hidden):
+        ts: TestSubscriber[Any] = TestSubscriber(0)
+        Flowable.range(0, 100).group_by(lambda x: x % 10).flat_map(mapper, max_concurrency=None).subscribe(ts)
+        ts.request(4)
+        ts.assert_value_count(4).assert_not_complete()
+        ts.request(3)
+        ts.assert_value_count(7).assert_not_complete()
+        ts.request(100)
+        ts.assert_complete().assert_no_errors().assert_no_violations()
+        runs.append(ts.values)
+    assert runs[0] == runs[1] == [(k, 10) for k in range(10)]
+
+
+@pytest.mark.parametrize("delay_error", [False, True])
+def test_map_raising_for_one_group_of_the_batch(delay_error: bool) -> None:
+    """The results of the groups before the failing one go out first, then the error (or, with
+    delay_error, the others and then the error): as completing them one by one."""
+
+    def label(k: int, n: int) -> tuple[int, int]:
+        if k == 5:
+            raise Boom("key 5")
+        return (k, n)
+
+    fused, hidden = _both(lambda g, h: _src(g, h).count().map(lambda n: label(g.key, n)))
+    runs = []
+    for mapper in (fused, hidden):
+        with plugins.collect_errors():
+            ts = _run(mapper, list(range(120)), 12, max_concurrency=None, delay_error=delay_error)
+        ts.assert_error(Boom)
+        runs.append(_exact(ts))
+    assert runs[0] == runs[1]
+    want_first = [(k, 10) for k in range(5)]
+    assert runs[0][0][:5] == want_first
+    assert len(runs[0][0]) == (11 if delay_error else 5)
+
+
+def test_map_returning_none_for_one_group_of_the_batch() -> None:
+    fused, hidden = _both(lambda g, h: _src(g, h).count().map(lambda n: None if g.key == 3 else n))
+    runs = []
+    for mapper in (fused, hidden):
+        ts = _run(mapper, list(range(60)), 6, max_concurrency=None)
+        ts.assert_error(TypeError)
+        runs.append(_exact(ts))
+    assert runs[0] == runs[1]
+    assert runs[0][0] == [10, 10, 10]
+
+
+def test_cancel_from_on_next_in_the_middle_of_the_batch() -> None:
+    """A downstream that cancels after its third value stops the batch there (rule 3.12)."""
+
+    class CancelAfter(TestSubscriber[Any]):
+        def on_next(self, item: Any) -> None:
+            super().on_next(item)
+            if len(self.values) == 3:
+                self.cancel()
+
+    fused, hidden = _both(lambda g, h: _src(g, h).count().map(lambda n: (g.key, n)))
+    runs = []
+    for mapper in (fused, hidden):
+        ts = CancelAfter()
+        (
+            Flowable.range(0, 100)
+            .group_by(lambda x: x % 10)
+            .flat_map(mapper, max_concurrency=None)
+            .subscribe(ts)
+        )
+        ts.assert_not_complete().assert_no_errors().assert_no_violations()
+        runs.append(list(ts.values))
+    assert runs[0] == runs[1] == [(0, 10), (1, 10), (2, 10)]
+
+
+def test_mixed_folded_and_subscribed_groups_keep_their_order() -> None:
+    """Even keys fold in place, odd keys are subscribed: the results still come in the order the
+    groups opened, as when every group is subscribed."""
+    mixed: Mapper = lambda g: (g if g.key % 2 == 0 else g.hide()).count().map(lambda n: (g.key, n))  # noqa: E731
+    plain: Mapper = lambda g: g.hide().count().map(lambda n: (g.key, n))  # noqa: E731
+    a = _run(mixed, list(range(300)), 25, max_concurrency=None)
+    b = _run(plain, list(range(300)), 25, max_concurrency=None)
+    a.assert_complete().assert_no_errors()
+    assert _exact(a) == _exact(b)
+    assert [k for k, _ in a.values] == list(range(25))
+
+
+def test_folds_in_two_flat_maps_complete_into_their_own() -> None:
+    """A group folded by an inner flat_map (not the one that received it) completes into that one."""
+    ts = (
+        Flowable.range(0, 40)
+        .group_by(lambda x: x % 4)
+        .flat_map(
+            lambda g: Flowable.just(g).flat_map(lambda h: h.count().map(lambda n: (h.key, n))),
+            max_concurrency=None,
+        )
+        .test()
+    )
+    ts.assert_complete().assert_no_errors().assert_no_violations()
+    assert sorted(ts.values) == [(k, 10) for k in range(4)]
+
+
+def test_cancel_racing_the_batched_completion() -> None:
+    """A cancel from another thread while the folds complete: no violation, a prefix of the
+    results in order, nothing after the cancel is awaited."""
+    want = [(k, 20) for k in range(2_000)]
+    for seed in range(20):
+        values = _cancel_race(seed)
+        assert values == want[: len(values)]
+
+
+def _cancel_race(seed: int) -> list[Any]:
+    import random
+    import threading
+
+    rnd = random.Random(seed)
+    ts: TestSubscriber[Any] = TestSubscriber()
+    go = threading.Event()
+
+    def cancel_later() -> None:
+        go.wait(5)
+        for _ in range(rnd.randrange(0, 2_000)):
+            pass
+        ts.cancel()
+
+    t = threading.Thread(target=cancel_later)
+    t.start()
+    (
+        Flowable.range(0, 40_000)
+        .do_on_subscribe(lambda _s: go.set())
+        .group_by(lambda x: x % 2_000)
+        .flat_map(lambda g: g.count().map(lambda n: (g.key, n)), max_concurrency=None)
+        .subscribe(ts)
+    )
+    go.set()
+    t.join(5)
+    assert not t.is_alive()
+    ts.assert_no_errors().assert_no_violations()
+    return list(ts.values)

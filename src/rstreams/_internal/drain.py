@@ -187,34 +187,49 @@ class HalfSerializer:
         hs.on_error(exc)       # from another thread, safely
     """
 
-    __slots__ = ("_downstream", "_wip", "_errors", "_done")
+    __slots__ = ("_downstream", "_lock", "_wip", "_errors", "_done")
 
     def __init__(self, downstream: Subscriber[Any]) -> None:
         self._downstream = downstream
-        self._wip = AtomicInt(0)
+        # guards _wip (race: on_next on the upstream thread vs a terminal signal from another
+        # thread; rule 1.3): a plain int under a raw lock, one lock round trip per step
+        self._lock = threading.Lock()
+        self._wip = 0  # 1 while on_next runs; +1 per terminal signal that arrived
         self._errors = ErrorCollector()
         self._done = False
 
     def on_next(self, item: Any) -> None:
         if self._done:
             return
-        wip = self._wip
-        if wip.get() == 0 and wip.compare_and_set(0, 1):
-            self._downstream.on_next(item)
-            if wip.decrement_and_get() != 0:
-                self._errors.terminate_into(self._downstream)
-                self._done = True
+        lock = self._lock
+        with lock:
+            if self._wip:
+                return  # a terminal signal is being delivered (or was): nothing follows it
+            self._wip = 1
+        self._downstream.on_next(item)
+        with lock:
+            w = self._wip - 1
+            self._wip = w
+        if w:  # a terminal signal arrived during on_next: delivered here, after it
+            self._errors.terminate_into(self._downstream)
+            self._done = True
+
+    def _enter_terminal(self) -> bool:
+        with self._lock:
+            w = self._wip
+            self._wip = w + 1
+        return w == 0
 
     def on_error(self, error: BaseException) -> None:
         if not self._errors.add(error):
             plugins.on_error(error)
             return
-        if self._wip.get_and_increment() == 0:
+        if self._enter_terminal():
             self._done = True
             self._errors.terminate_into(self._downstream)
 
     def on_complete(self) -> None:
-        if self._wip.get_and_increment() == 0:
+        if self._enter_terminal():
             self._done = True
             self._errors.terminate_into(self._downstream)
 

@@ -64,9 +64,25 @@ class FlatMapSubscriber:
 
     _rs_no_wrap = True
     __slots__ = (
-        "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_delay_error", "_upstream",
-        "_requested", "_wip", "_inners", "_lock", "_scalars", "_errors", "_done", "_cancelled",
-        "_outer_pending", "_unbounded_outer", "_scalar_limit", "_ready", "_finished",
+        "_downstream",
+        "_mapper",
+        "_max_concurrency",
+        "_prefetch",
+        "_delay_error",
+        "_upstream",
+        "_requested",
+        "_wip",
+        "_inners",
+        "_lock",
+        "_scalars",
+        "_errors",
+        "_done",
+        "_cancelled",
+        "_outer_pending",
+        "_unbounded_outer",
+        "_scalar_limit",
+        "_ready",
+        "_finished",
         "__weakref__",
     )
 
@@ -104,7 +120,9 @@ class FlatMapSubscriber:
         # outer would never be asked again (a stall).
         self._outer_pending = AtomicInt(0)
         # scalar results free their slot at once; the outer is re-requested for them in batches
-        self._scalar_limit = 1 if max_concurrency is None else max(1, max_concurrency - (max_concurrency >> 2))
+        self._scalar_limit = (
+            1 if max_concurrency is None else max(1, max_concurrency - (max_concurrency >> 2))
+        )
 
     # -- outer --------------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -391,6 +409,66 @@ class FlatMapSubscriber:
                 return
         self._drain_loop()
 
+    def _inners_last(self, inners: list[Any], values: list[Any]) -> None:
+        """Several inners' only values and completions at once, in this order (library-internal:
+        group_by completing the groups it folded in place): one pass through the emitter, the values
+        that demand allows as one list for a batch-capable downstream, the inners removed under one
+        lock; what demand does not allow is queued as :meth:`_inner_last` queues it."""
+        for inner in inners:
+            inner.done = True
+        wip = self._wip
+        if wip._value == 0 and wip.compare_and_set(0, 1):
+            d = self._downstream
+            n = len(values)
+            k = 0
+            if d is not None and not self._ready and not self._scalars:  # nothing queued ahead
+                r = self._requested._value
+                k = n if r >= n else r
+                if k:
+                    head = values if k == n else values[:k]
+                    nb = batch_sink(d)
+                    if nb is not None:
+                        nb(head)
+                    else:
+                        on_next = d.on_next
+                        e = 0
+                        for v in head:
+                            on_next(v)
+                            e += 1
+                            if self._cancelled:  # rule 3.12: a cancel from on_next stops at once
+                                break
+                        k = e
+                    if r < _MAX:
+                        produced(self._requested, k)
+                    freed = 0
+                    with self._lock:  # O(1) each, identity (see _remove)
+                        pop = self._inners.pop
+                        for inner in inners[:k] if k < n else inners:
+                            if pop(inner, 0) is None:
+                                freed += 1
+                    if freed:
+                        self._request_outer(freed)  # the finished inners free their slots
+            if k < n:
+                self._queue_last(inners[k:], values[k:])
+            if not self._done and wip.decrement_and_get() == 0:
+                return
+        else:
+            self._queue_last(inners, values)
+            if wip.get_and_increment() != 0:
+                return
+        self._drain_loop()
+
+    def _queue_last(self, inners: list[Any], values: list[Any]) -> None:
+        ready = self._ready
+        finished = self._finished
+        for inner, v in zip(inners, values, strict=True):
+            q = inner.queue
+            if q is None:
+                q = inner.queue = deque()
+            q.append(v)
+            ready.append(inner)  # after its element (see the module docstring)
+            finished.append(inner)
+
     def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
         if (not self._delay_error and self._errors.has_error()) or not self._errors.add(error):
             plugins.on_error(error)
@@ -580,7 +658,9 @@ class _FlatMapFlowable(Flowable[R]):
 
     def _subscribe_actual(self, subscriber: Subscriber[R]) -> None:
         self._source.subscribe(
-            FlatMapSubscriber(subscriber, self._mapper, self._max_concurrency, self._prefetch, self._delay_error)
+            FlatMapSubscriber(
+                subscriber, self._mapper, self._max_concurrency, self._prefetch, self._delay_error
+            )
         )
 
 
@@ -594,7 +674,9 @@ def flat_map(
     if not callable(mapper):
         raise TypeError("flat_map(): mapper must be callable (element -> Publisher)")
     if max_concurrency is not None and (not isinstance(max_concurrency, int) or max_concurrency <= 0):
-        raise ValueError(f"flat_map(): max_concurrency must be a positive int or None, got {max_concurrency!r}")
+        raise ValueError(
+            f"flat_map(): max_concurrency must be a positive int or None, got {max_concurrency!r}"
+        )
     if not isinstance(prefetch, int) or prefetch <= 0:
         raise ValueError(f"flat_map(): prefetch must be a positive int, got {prefetch!r}")
     return _FlatMapFlowable(source, mapper, max_concurrency, prefetch, delay_error)

@@ -505,10 +505,10 @@ class _GroupBySubscriber:
                 groups = list(self._groups.values())
                 self._groups.clear()
                 self._open = 0
-        for g in groups:
-            if error is None:
-                g.on_complete()
-            else:
+        if error is None:
+            _complete_groups(groups)
+        else:
+            for g in groups:
                 g.on_error(error)
         if self._main_cancelled.is_set():
             if error is not None and not groups:
@@ -862,6 +862,55 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         return False
 
 
+def _complete_groups(groups: list[_GroupState]) -> None:
+    """The upstream completed: complete every group, in the order they were opened.
+
+    A group folded in place by ``flat_map`` (a :class:`GroupFold` on the group's fast path, no
+    drain running, nothing queued) is finished here without its drain, and the results of a run of
+    such groups go to their flat_map in one call (:meth:`FlatMapSubscriber._inners_last`: one pass
+    through its emitter, one list for a batch-capable downstream): the same signals, in the same
+    order, as completing them one by one. Any other group completes through its drain, after the
+    results of the folds before it.
+    """
+    folds: list[GroupFold] = []
+    values: list[Any] = []
+    parent: Any = None
+    for g in groups:
+        fold = g.fast
+        if isinstance(fold, GroupFold) and fold._parent is not None and g.try_finish():
+            p = fold._parent
+            if p is not parent and folds:
+                parent._inners_last(folds, values)
+                folds, values = [], []
+            parent = p
+            acc = fold._acc
+            fold._acc = None
+            try:
+                value = fold.value(acc)
+            except Exception as e:
+                if folds:
+                    parent._inners_last(folds, values)
+                    folds, values = [], []
+                fold._fail(e)
+                continue
+            if value is NOTSET:  # completed without a value (an aggregate of nothing)
+                if folds:
+                    parent._inners_last(folds, values)
+                    folds, values = [], []
+                fold.done = True
+                parent._inner_done(fold)
+                continue
+            folds.append(fold)
+            values.append(value)
+            continue
+        if folds:
+            parent._inners_last(folds, values)
+            folds, values = [], []
+        g.on_complete()
+    if folds:
+        parent._inners_last(folds, values)
+
+
 def _zero() -> float:
     return 0.0
 
@@ -953,7 +1002,9 @@ class _GroupByFlowable(Flowable[Any]):
     def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
         x = self._expiry
         parent = (
-            _GroupBySubscriber(subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow)
+            _GroupBySubscriber(
+                subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow
+            )
             if x is None
             else _ExpiringGroupBySubscriber(
                 subscriber, self._key_fn, self._value_fn, self._buffer_size, self._error_on_slow, *x
@@ -1040,7 +1091,11 @@ class GroupFold:
     __slots__ = ("_group", "_acc", "_folder", "_maps", "_parent", "queue", "done", "__weakref__")
 
     def __init__(
-        self, group: _GroupState, folder: _Folder[Any, Any], maps: tuple[Callable[[Any], Any], ...], parent: Any
+        self,
+        group: _GroupState,
+        folder: _Folder[Any, Any],
+        maps: tuple[Callable[[Any], Any], ...],
+        parent: Any,
     ) -> None:
         self._group = group
         self._folder = folder
@@ -1096,16 +1151,22 @@ class GroupFold:
         self._acc = None
         self._result(acc)
 
+    def value(self, acc: Any) -> Any:
+        """The result of ``acc`` through the folder's finish and the maps (NOTSET: no value);
+        raises what they raise, and on a None (rule 2.13)."""
+        value = self._folder.finish(acc)
+        if value is None:
+            raise none_result_error(self._folder.name, "the accumulator")
+        if value is not NOTSET:
+            for m in self._maps:
+                value = m(value)
+                if value is None:
+                    raise none_result_error("map")
+        return value
+
     def _result(self, acc: Any) -> None:
         try:
-            value = self._folder.finish(acc)
-            if value is None:
-                raise none_result_error(self._folder.name, "the accumulator")
-            if value is not NOTSET:
-                for m in self._maps:
-                    value = m(value)
-                    if value is None:
-                        raise none_result_error("map")
+            value = self.value(acc)
         except Exception as e:
             self._fail(e)
             return
@@ -1155,7 +1216,11 @@ class _ReduceFold(GroupFold):
     __slots__ = ("_fn",)
 
     def __init__(
-        self, group: _GroupState, folder: _Folder[Any, Any], maps: tuple[Callable[[Any], Any], ...], parent: Any
+        self,
+        group: _GroupState,
+        folder: _Folder[Any, Any],
+        maps: tuple[Callable[[Any], Any], ...],
+        parent: Any,
     ) -> None:
         super().__init__(group, folder, maps, parent)
         self._fn = cast(_Reduce[Any], folder).fn
@@ -1177,7 +1242,11 @@ class _ReduceFold(GroupFold):
         self._acc = v
 
 
-_FOLD_CLASSES: Final[dict[type, type[GroupFold]]] = {_Count: _CountFold, _ToList: _ToListFold, _Reduce: _ReduceFold}
+_FOLD_CLASSES: Final[dict[type, type[GroupFold]]] = {
+    _Count: _CountFold,
+    _ToList: _ToListFold,
+    _Reduce: _ReduceFold,
+}
 
 
 def group_by(
@@ -1203,8 +1272,16 @@ def group_by(
         raise ValueError(f"group_by(): slow_group must be 'error' or 'wait', got {slow_group!r}")
     expiry: tuple[int | None, float | None, float | None, Scheduler | None] | None = None
     if expire_after_count is not None or expire_after is not None or expire_after_idle is not None:
-        count = None if expire_after_count is None else check_count("group_by", expire_after_count, "expire_after_count")
-        age = None if expire_after is None else check_duration("group_by", expire_after, "expire_after", positive=True)
+        count = (
+            None
+            if expire_after_count is None
+            else check_count("group_by", expire_after_count, "expire_after_count")
+        )
+        age = (
+            None
+            if expire_after is None
+            else check_duration("group_by", expire_after, "expire_after", positive=True)
+        )
         idle = (
             None
             if expire_after_idle is None
@@ -1214,5 +1291,7 @@ def group_by(
         sched = resolve_scheduler("group_by", scheduler) if timed else None
         expiry = (count, age, idle, sched)
     elif scheduler is not None:
-        raise ValueError("group_by(): scheduler is for expire_after/expire_after_idle; give one of them or drop it")
+        raise ValueError(
+            "group_by(): scheduler is for expire_after/expire_after_idle; give one of them or drop it"
+        )
     return _GroupByFlowable(source, key_fn, value_fn, buffer_size, slow_group == "error", expiry)

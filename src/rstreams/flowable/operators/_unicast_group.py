@@ -243,6 +243,22 @@ class UnicastGroup:
                 return
         self._drain_loop()
 
+    def try_finish(self) -> bool:
+        """Producer side, at completion: when no drain runs, nothing is queued and nobody cancelled,
+        take the drain for good and mark the group done; True: the caller now completes the
+        subscriber itself (group_by completing its fused folds in one batch). The ``wip`` raised
+        here is never lowered: the group is terminal, so a later ``cancel`` (any thread) only
+        releases it and finds a drain "running" with nothing to do."""
+        with self._lock:  # race: a cancel's drain on another thread
+            if self.wip or self.cancelled or self.q:
+                return False
+            self.wip = 1
+            self.done = True
+        self._terminated = True
+        self.downstream = None  # rule 3.13
+        self.fast = None
+        return True
+
     # -- the drain -------------------------------------------------------------------------------
     def drain(self) -> None:
         with self._lock:
