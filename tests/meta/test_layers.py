@@ -231,3 +231,26 @@ def test_no_new_import_of_another_packages_private_module() -> None:
         )
     )
     assert not gone, f"remove these from KNOWN_PRIVATE, the code no longer has them: {gone}"
+
+
+def test_flowable_lowlevel_lends_only_names_a_higher_package_uses() -> None:
+    # rstreams.flowable.lowlevel is the public home of what the flowable layer lends to the packages
+    # above it; a name nobody above imports any more must leave it (and every name is loaded lazily)
+    import rstreams.flowable.lowlevel as lowlevel
+
+    assert sorted(lowlevel.__all__) == sorted(lowlevel._LAZY), "lowlevel.__all__ and its _LAZY table differ"
+    used: set[str] = set()
+    for path in SRC.rglob("*.py"):
+        current = _module_name(path)
+        if current.startswith("rstreams.flowable"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = _resolve("." * node.level + (node.module or ""), current, path.name == "__init__.py")
+                if base == "rstreams.flowable.lowlevel":
+                    used.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "lowlevel":
+                used.add(node.attr)  # `from .flowable import lowlevel; lowlevel.set_tracing(...)`
+    unused = sorted(set(lowlevel.__all__) - used)
+    assert not unused, f"no package above flowable uses these names of flowable.lowlevel: {unused}"

@@ -1,8 +1,9 @@
 """The names the flowable layer lends to the packages built on it.
 
 ``rstreams.aio``, ``rstreams.retry``, ``rstreams.processors``, ``rstreams.plugins`` and
-``rstreams.spark`` sit above the flowable layer and import from it only its public modules: ``rstreams.flowable`` (``Flowable``
-and the types users see) and this one. A name is here because one of those packages needs it:
+``rstreams.spark`` sit above the flowable layer and import from it only its public modules:
+``rstreams.flowable`` (``Flowable`` and the types users see) and this one. A name is here because
+one of those packages needs it (``tests/meta/test_layers.py`` checks that each is still used):
 
 * the asyncio bridge, which Flowable's own methods use (``async for``, ``await``, ``map_async``,
   ``from_async_iterable``) and :mod:`rstreams.aio` re-exports under the same names;
@@ -11,9 +12,9 @@ and the types users see) and this one. A name is here because one of those packa
   :mod:`rstreams.processors` re-exports;
 * the switches of assembly tracing and of the assembly hook (they patch the ``Flowable`` class),
   which :mod:`rstreams.plugins` turns;
-* building blocks for Flowables written outside this package: the base subscriber of one-upstream
-  operators, the deferred-scalar subscription, the sync-fusion chain and its batch helpers, the
-  Arrow record-batch conversions.
+* building blocks for Flowables written outside this package (the Spark sources and the
+  per-partition runner): the base subscriber of one-upstream operators, the sync-fusion chain and
+  its batch helpers, the Arrow record-batch conversions.
 
 The building blocks are not user API: their signatures follow the operators' needs. Each name is
 loaded on first use (the asyncio bridge imports asyncio), as in ``rstreams.flowable``.
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._arrow import batch_to_rows, check_nulls, rows_to_batch
     from ._assembly import assembly_hook, set_assembly_hook, set_tracing, tracing_enabled
-    from ._base import BasicSubscriber, none_result_error
+    from ._base import BasicSubscriber
     from ._fused import Fusion, batch_sink, none_index
     from ._processors._async import AsyncProcessor
     from ._processors._base import FlowableProcessor, SerializedProcessor
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from ._processors._replay import ReplayProcessor
     from ._processors._unicast import UnicastProcessor
     from ._retry_policy import Retry, RetryExhaustedError, RetrySignal, RetrySpec
-    from ._scalar import DeferredScalarSubscription
     from .operators._async_iterator import (
         AsyncIteratorSubscriber,
         FlowableAsyncIterator,
@@ -51,7 +51,6 @@ __all__ = [
     "AsyncProcessor",
     "BasicSubscriber",
     "BehaviorProcessor",
-    "DeferredScalarSubscription",
     "FlowableAsyncIterator",
     "FlowableProcessor",
     "Fusion",
@@ -75,7 +74,6 @@ __all__ = [
     "from_coroutine",
     "map_async",
     "none_index",
-    "none_result_error",
     "rows_to_batch",
     "set_assembly_hook",
     "set_tracing",
@@ -114,10 +112,8 @@ _LAZY = {
     "set_assembly_hook": "._assembly",
     "set_tracing": "._assembly",
     "tracing_enabled": "._assembly",
-    # building blocks (rstreams.processors, rstreams.spark)
+    # building blocks (rstreams.spark)
     "BasicSubscriber": "._base",
-    "none_result_error": "._base",
-    "DeferredScalarSubscription": "._scalar",
     "Fusion": "._fused",
     "batch_sink": "._fused",
     "none_index": "._fused",
