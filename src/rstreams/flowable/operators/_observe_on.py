@@ -49,7 +49,8 @@ class _ObserveOnSubscriber(Generic[T]):
     _rs_no_wrap = True
     __slots__ = (
         "_downstream", "_worker", "_prefetch", "_limit", "_queue", "_upstream", "_requested",
-        "_active", "_lock", "_done", "_error", "_cancelled", "_delay_error", "_consumed", "_bad", "__weakref__",
+        "_active", "_lock", "_done", "_error", "_cancelled", "_delay_error", "_consumed", "_bad", "_sink",
+        "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[T], worker: Worker, prefetch: int, delay_error: bool) -> None:
@@ -69,6 +70,9 @@ class _ObserveOnSubscriber(Generic[T]):
         self._consumed = 0
         # rule 3.9 error: wins over queued elements and over an upstream terminal already queued
         self._bad: BaseException | None = None
+        # (on_next, on_next_batch or None) of the downstream, looked up by the first drain and
+        # kept: the downstream never changes, only drops to None (then the drain never runs again)
+        self._sink: tuple[Any, Any] | None = None
 
     # -- upstream side -----------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -143,12 +147,16 @@ class _ObserveOnSubscriber(Generic[T]):
             if not self._active:
                 self._queue.clear()
         self._downstream = None  # rule 3.13
+        self._sink = None
 
     def _schedule(self) -> None:
-        with self._lock:
-            if self._active:
-                return
-            self._active = True
+        lock = self._lock
+        lock.acquire()  # a raw round trip (nothing in between can raise): race as in the docstring
+        if self._active:
+            lock.release()
+            return
+        self._active = True
+        lock.release()
         self._worker.schedule(self._drain)
 
     # -- the drain (on the worker) -----------------------------------------------------------
@@ -157,12 +165,16 @@ class _ObserveOnSubscriber(Generic[T]):
         requested = self._requested
         limit = self._limit
         consumed = self._consumed
-        d0 = self._downstream  # only ever replaced by None (cancel, terminate): looked up once
-        if d0 is None:
-            q.clear()
-            return  # as below: a cancelled or terminated subscriber never drains again
-        on_batch = batch_sink(d0)
-        on_next = d0.on_next
+        sink = self._sink
+        if sink is None:
+            d0 = self._downstream  # only ever replaced by None (cancel, terminate): looked up once
+            if d0 is None:
+                q.clear()
+                return  # as below: a cancelled or terminated subscriber never drains again
+            sink = self._sink = (d0.on_next, batch_sink(d0))
+            if self._downstream is None:
+                self._sink = None  # race: a cancel on another thread dropped the downstream meanwhile
+        on_next, on_batch = sink
         while True:
             while True:
                 if self._cancelled:
@@ -183,7 +195,7 @@ class _ObserveOnSubscriber(Generic[T]):
                     q.clear()
                     self._terminate(d)
                     return
-                r = requested.get()
+                r = requested._value  # a plain read (see atomics)
                 if r == 0 or not q:
                     if done and not q:
                         self._terminate(d)
@@ -243,26 +255,30 @@ class _ObserveOnSubscriber(Generic[T]):
                     self._upstream.request(consumed)  # replenish in batches
                     consumed = 0
             self._consumed = consumed
-            with self._lock:
-                self._active = False
-            if not self._has_work():
+            lock = self._lock
+            lock.acquire()
+            self._active = False
+            lock.release()
+            # is there work (a rule 3.9 error, a terminal, elements under demand)? the common exit
+            # (queue empty, not done) reads two fields
+            if not q:
+                if not self._done and self._bad is None:
+                    return
+            elif requested._value == 0 and self._bad is None and not (
+                self._done and self._error is not None and not self._delay_error
+            ):
                 return
-            with self._lock:
-                if self._active:
-                    return  # another thread scheduled a drain after we cleared the flag
-                self._active = True
-
-    def _has_work(self) -> bool:
-        q = self._queue
-        if self._bad is not None:
-            return True
-        if self._done and (not q or (self._error is not None and not self._delay_error)):
-            return True
-        return bool(q) and self._requested.get() > 0
+            lock.acquire()
+            if self._active:
+                lock.release()
+                return  # another thread scheduled a drain after we cleared the flag
+            self._active = True
+            lock.release()
 
     def _terminate(self, d: Subscriber[T]) -> None:
         self._cancelled = True
         self._downstream = None
+        self._sink = None
         e = self._error
         try:
             if e is not None:
