@@ -18,6 +18,7 @@ __all__ = [
     "batch_to_rows",
     "batch_to_dicts",
     "rows_to_batch",
+    "rows_as_tuples",
     "check_nulls",
     "require_pyarrow",
     "require_pandas",
@@ -132,17 +133,54 @@ def check_nulls(batch: Any, out_schema: Any, what: str = "the pipeline") -> None
             )
 
 
+def _unknown_keys(
+    row: dict[Any, Any], known: set[Any], names: list[str], what: str, hint: str, schema: str = "the output schema"
+) -> ValueError:
+    extra = sorted(map(str, set(row).difference(known)))
+    return ValueError(
+        f"{what} emitted {row!r}, whose keys {extra} are not columns of {schema} "
+        f"({', '.join(names)}); {hint}"
+    )
+
+
 def _check_keys(chunk: list[Any], names: list[str], what: str, hint: str) -> None:
     """Strict mode: a dict row with a key the schema does not have is an error (its value would
     be dropped without a word)."""
     known = set(names)
     for x in chunk:
         if isinstance(x, dict) and not known.issuperset(x):
-            extra = sorted(map(str, set(x).difference(known)))
+            raise _unknown_keys(x, known, names, what, hint)
+
+
+def rows_as_tuples(
+    chunk: list[Any], names: list[str], what: str, hint: str, *, strict: bool = False, schema: str = "the output schema"
+) -> list[tuple[Any, ...]]:
+    """The rows of ``chunk`` as tuples in the order of ``names``: a dict by its keys (a missing
+    key is None; with ``strict`` a key that is not a column is a ValueError), a single value as a
+    one-tuple. A row of another width is a ValueError naming the row, ``what`` emitted it,
+    ``schema`` (what the columns are: ``"the output schema"``) and ``hint``.
+
+    Example::
+
+        assert rows_as_tuples([{"b": 2, "a": 1}, (3, 4)], ["a", "b"], "map()", "") == [(1, 2), (3, 4)]
+    """
+    width = len(names)
+    known = set(names) if strict else None
+    rows: list[tuple[Any, ...]] = []
+    for x in chunk:
+        if isinstance(x, dict):
+            if known is not None and not known.issuperset(x):
+                raise _unknown_keys(x, known, names, what, hint, schema)
+            x = tuple(x.get(n) for n in names)
+        elif not isinstance(x, tuple):
+            x = (x,)
+        if len(x) != width:
             raise ValueError(
-                f"{what} emitted {x!r}, whose keys {extra} are not columns of the output schema "
-                f"({', '.join(names)}); {hint}"
+                f"{what} emitted {x!r} ({len(x)} values) but {schema} has {width} "
+                f"columns ({', '.join(names)}); {hint}"
             )
+        rows.append(x)
+    return rows
 
 
 def rows_to_batch(
@@ -183,17 +221,5 @@ def rows_to_batch(
             fast = None  # rows of different widths: the loop below names the first wrong one
         if fast is not None and len(fast) == width:
             return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(fast, out_schema, strict=True)], schema=out_schema)
-    rows: list[tuple[Any, ...]] = []
-    for x in chunk:
-        if isinstance(x, dict):
-            x = tuple(x.get(n) for n in names)
-        elif not isinstance(x, tuple):
-            x = (x,)
-        if len(x) != width:
-            raise ValueError(
-                f"{what} emitted {x!r} ({len(x)} values) but the output schema has {width} "
-                f"columns ({', '.join(names)}); {hint}"
-            )
-        rows.append(x)
-    cols = list(zip(*rows, strict=True))
+    cols = list(zip(*rows_as_tuples(chunk, names, what, hint), strict=True))
     return pa.RecordBatch.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, out_schema, strict=True)], schema=out_schema)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from .._arrow import check_nulls, require_pandas, require_pyarrow, rows_to_batch
+from .._arrow import check_nulls, require_pandas, require_pyarrow, rows_as_tuples, rows_to_batch
 
 if TYPE_CHECKING:
     from .._flowable import Flowable
@@ -62,25 +62,7 @@ def _infer(pa: Any, chunk: list[Any], names: list[str] | None) -> Any:
             raise TypeError(f"to_arrow_batches(): column names must be str, got keys {bad_keys!r}")
         columns = [[x.get(n) for x in chunk] for n in names]
     else:
-        width = len(names)
-        rows: list[tuple[Any, ...]] = []
-        for x in chunk:
-            if isinstance(x, dict):
-                extra = set(x).difference(names)
-                if extra:
-                    raise ValueError(
-                        f"{_WHAT} emitted {x!r}, whose keys {sorted(map(str, extra))} are not columns "
-                        f"({', '.join(names)}); {_HINT}"
-                    )
-                x = tuple(x.get(n) for n in names)
-            elif not isinstance(x, tuple):
-                x = (x,)
-            if len(x) != width:
-                raise ValueError(
-                    f"{_WHAT} emitted {x!r} ({len(x)} values) but the schema has {width} columns "
-                    f"({', '.join(names)}); {_HINT}"
-                )
-            rows.append(x)
+        rows = rows_as_tuples(chunk, names, _WHAT, _HINT, strict=True, schema="the schema")
         columns = [list(c) for c in zip(*rows, strict=True)]
     arrays = []
     for n, c in zip(names, columns, strict=True):
