@@ -12,6 +12,7 @@ row by row: a few hundred nanoseconds per row for flat schemas.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Final
 
 __all__ = [
@@ -31,28 +32,26 @@ EXTRA: Final = "rstreams[spark]"
 _SPARK_HINT: Final = "pass schema= (a DDL string or StructType) describing what the pipeline emits"
 
 
-def require_pyarrow(where: str) -> Any:
-    """The ``pyarrow`` module, or an ImportError saying ``where`` needs it and how to install it."""
+def _require(module: str, where: str) -> Any:
+    """The optional ``module``, imported when first needed (``import rstreams`` stays light), or an
+    ImportError saying ``where`` needs it and how to install it."""
     try:
-        import pyarrow
+        return importlib.import_module(module)
     except ImportError as e:
         raise ImportError(
-            f"{where} needs pyarrow, which is not installed: pip install pyarrow (or {EXTRA}, "
+            f"{where} needs {module}, which is not installed: pip install {module} (or {EXTRA}, "
             "which brings pyarrow and pandas)"
         ) from e
-    return pyarrow
+
+
+def require_pyarrow(where: str) -> Any:
+    """The ``pyarrow`` module, or an ImportError saying ``where`` needs it and how to install it."""
+    return _require("pyarrow", where)
 
 
 def require_pandas(where: str) -> Any:
     """The ``pandas`` module, or an ImportError saying ``where`` needs it and how to install it."""
-    try:
-        import pandas
-    except ImportError as e:
-        raise ImportError(
-            f"{where} needs pandas, which is not installed: pip install pandas (or {EXTRA}, "
-            "which brings pyarrow and pandas)"
-        ) from e
-    return pandas
+    return _require("pandas", where)
 
 
 def _has_map(t: Any) -> bool:
