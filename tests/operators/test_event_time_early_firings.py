@@ -110,7 +110,7 @@ def test_the_element_that_closes_windows_gives_their_final_results_before_its_ea
 
 
 def test_aggregator_result_makes_each_early_value() -> None:
-    mean = Aggregator(lambda: (0, 0), lambda a, x: (a[0] + x, a[1] + 1), merge=lambda a, b: (a[0] + b[0], a[1] + b[1]),
+    mean: Aggregator[Any, Any, Any] = Aggregator(lambda: (0, 0), lambda a, x: (a[0] + x, a[1] + 1), merge=lambda a, b: (a[0] + b[0], a[1] + b[1]),
                       result=lambda a: a[0] / a[1])
     ts = run(Flowable.from_iterable([2, 4, 6, 8]).tumbling_window(10, timestamp=float, aggregate=mean,
                                                                    early_every=2))
@@ -386,7 +386,7 @@ def test_a_raising_aggregate_after_early_results(kind: str) -> None:
             raise Boom("add")
         return a + 1
 
-    agg = Aggregator(int, add, merge=operator.add)
+    agg: Aggregator[Any, Any, Any] = Aggregator(int, add, merge=operator.add)
     src = Flowable.from_iterable([("a", 1), ("a", 2), ("a", 3), ("a", 5), ("a", 6)])
     if kind == "tumbling":
         f = src.tumbling_window(10, timestamp=ts0, aggregate=agg, early_every=2)
@@ -401,7 +401,7 @@ def test_a_raising_aggregate_after_early_results(kind: str) -> None:
 
 
 def test_none_from_the_result_function_of_an_early_value_is_an_error() -> None:
-    agg = Aggregator(int, lambda a, x: a + 1, result=lambda a: None if a == 2 else a)
+    agg: Aggregator[Any, Any, Any] = Aggregator(int, lambda a, x: a + 1, result=lambda a: None if a == 2 else a)
     ts = run(Flowable.from_iterable([1, 2, 3]).tumbling_window(10, timestamp=float, aggregate=agg, early_every=1))
     assert [(w.value, w.final) for w in ts.values] == [(1, False)]
     ts.assert_error(NoneElementError).assert_no_violations()

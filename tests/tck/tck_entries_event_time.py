@@ -32,13 +32,13 @@ ENTRIES: dict[str, Entry] = {
     "session_window_hidden": Entry(
         lambda n: _r(n).hide().session_window(0.5, timestamp=float, process=lambda w: w.count()), max_elements=10_000
     ),
-    # early results: elements 2j and 2j+1 share window j; a pair gives an early result and the
-    # final one, a trailing single element its final one: exactly n results for n elements
-    "tumbling_window_early": Entry(
-        lambda n: _r(n).tumbling_window(1, timestamp=lambda x: x // 2, aggregate="count", early_every=2),
+    # early results (unfused sources): elements 2j and 2j+1 share window j; a pair gives an early
+    # result and the final one, a trailing single element its final one: n results for n elements
+    "tumbling_window_hidden_early": Entry(
+        lambda n: _r(n).hide().tumbling_window(1, timestamp=lambda x: x // 2, aggregate="count", early_every=2),
         max_elements=100_000,
     ),
-    "session_window_early_hidden": Entry(
+    "session_window_hidden_early": Entry(
         lambda n: _r(n).hide().session_window(0.5, timestamp=lambda x: x // 2, aggregate="count", early_every=2),
         max_elements=100_000,
     ),
