@@ -4,8 +4,8 @@
 Exact outputs by count and by interval (virtual time), keyed, sliding, sessions and their merges,
 the on-time result still once and final, backpressure (request 1 at a time, the prefetch limit),
 cancel, errors, None, bad arguments, fused vs hidden through the harness, state released after the
-final result, the timer thread racing the upstream, and a seeded property test against a
-plain-Python model (``_model`` below: one element at a time).
+final result, the timer thread racing the upstream, and a seeded property test against the
+plain-Python model of test_event_time_windows (one element at a time).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from rstreams.flowable.operators._event_time_window import Aggregator, Window
 from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
 
 from .harness import Boom, check_scenarios, run_one_by_one
+from .test_event_time_windows import _model  # the plain-Python model of the rules, early results included
 
 ts0 = itemgetter(1)  # events are (key, time) or (key, time, value)
 k0 = itemgetter(0)
@@ -484,92 +485,7 @@ def test_early_timer_thread_races_the_upstream_and_every_final_is_once_and_last(
 
 
 # ---------------------------------------------------------------------------------------------
-# Against a model: one element at a time
-
-
-def _model(events: list[Any], *, kind: str, size: float = 0, slide: float = 0, gap: float = 0,
-           lateness: float = 0, key: Callable[[Any], Any] | None, every: int) -> list[tuple[Any, Any, Any, list[Any], bool]]:
-    """(key, start, end, elements so far, final) in output order: per element, the on-time results
-    its watermark released (by end, then opening), then the early results it triggered (by end)."""
-    maxts = float("-inf")
-    wm = float("-inf")
-    out: list[tuple[Any, Any, Any, list[Any], bool]] = []
-    seq = 0
-    fixed: dict[tuple[Any, Any], list[Any]] = {}  # (q, key) -> [seq, start, end, elements, count]
-    sessions: dict[Any, list[list[Any]]] = {}  # key -> [[start, end, elements, seq, count], ...]
-
-    def fire(everything: bool) -> None:
-        ready: list[tuple[Any, int, Any, Any, Any, list[Any]]] = []
-        for qk, (sq, start, end, xs, _) in list(fixed.items()):
-            if everything or end <= wm:
-                ready.append((end, sq, qk[1], start, end, xs))
-                del fixed[qk]
-        for k, ss in list(sessions.items()):
-            for s in list(ss):
-                if everything or s[1] <= wm:
-                    ready.append((s[1], s[3], k, s[0], s[1], s[2]))
-                    ss.remove(s)
-            if not ss:
-                del sessions[k]
-        ready.sort(key=lambda r: (r[0], r[1]))
-        out.extend((k, start, end, list(xs), True) for _, _, k, start, end, xs in ready)
-
-    for x in events:
-        t = x[1]
-        if t > maxts:
-            maxts = t
-            wm = t - lateness
-        fire(False)
-        early: list[tuple[Any, Any, Any, list[Any], bool]] = []
-        k = None if key is None else key(x)
-        if kind in ("tumbling", "sliding"):
-            sl = size if kind == "tumbling" else slide
-            q = t // sl
-            while q * sl + size > t and q * sl + size > wm:
-                if (q, k) not in fixed:
-                    fixed[(q, k)] = [seq, q * sl, q * sl + size, [], 0]
-                    seq += 1
-                win = fixed[(q, k)]
-                win[3].append(x)
-                win[4] += 1
-                if win[4] >= every:
-                    win[4] = 0
-                    early.append((k, win[1], win[2], list(win[3]), False))
-                q -= 1
-        else:
-            end = t + gap
-            ss = sessions.setdefault(k, [])
-            touch = [s for s in ss if s[1] > wm and s[0] < end and t < s[1]]
-            if not touch:
-                if end <= wm:
-                    if not ss:
-                        del sessions[k]
-                    continue
-                s = [t, end, [x], seq, 0]
-                seq += 1
-                ss.append(s)
-            else:
-                touch.sort(key=lambda s: s[0])
-                xs: list[Any] = []
-                for o in touch:
-                    xs.extend(o[2])
-                xs.append(x)
-                s = min(touch, key=lambda o: o[3])
-                s[0] = min(t, touch[0][0])
-                s[1] = max(end, max(o[1] for o in touch))
-                s[2] = xs
-                s[4] = sum(o[4] for o in touch)
-                for o in touch:
-                    if o is not s:
-                        ss.remove(o)
-            s[4] += 1
-            if s[4] >= every:
-                s[4] = 0
-                early.append((k, s[0], s[1], list(s[2]), False))
-        early.sort(key=lambda r: r[2])
-        out.extend(early)
-    fire(True)
-    return out
+# Against the model (test_event_time_windows._model): one element at a time
 
 
 def _random_case(rnd: random.Random) -> tuple[list[Any], dict[str, Any]]:
@@ -620,8 +536,8 @@ def test_against_the_model(seed: int) -> None:
     rnd = random.Random(seed)
     for _ in range(8):
         events, p = _random_case(rnd)
-        model = _model(events, kind=p["kind"], size=p.get("size", 0), slide=p.get("slide", 0), gap=p.get("gap", 0),
-                       lateness=p["lateness"], key=k0 if p["keyed"] else None, every=p["every"])
+        model, _ = _model(events, kind=p["kind"], size=p.get("size", 0), slide=p.get("slide", 0), gap=p.get("gap", 0),
+                          lateness=p["lateness"], key=k0 if p["keyed"] else None, every=p["every"])
         want = [(k, s, e, _value(p["agg"], xs), final) for k, s, e, xs, final in model]
         for how in ("fused", "hidden", "one_by_one"):
             src = Flowable.from_iterable(events)

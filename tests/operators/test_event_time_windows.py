@@ -53,19 +53,25 @@ def _model(
     lateness: float = 0,
     ts: Callable[[Any], Any] = ts0,
     key: Callable[[Any], Any] | None = None,
-) -> tuple[list[tuple[Any, Any, Any, list[Any]]], list[Any]]:
-    """(fired windows as (key, start, end, elements in the operator's order), late elements)."""
+    every: int | None = None,
+) -> tuple[list[tuple[Any, Any, Any, list[Any], bool]], list[Any]]:
+    """(results as (key, start, end, elements in the operator's order, final), late elements).
+
+    Per element: the watermark moves, the windows it passed fire (by end, then opening), the
+    element is folded, then, with ``every`` (``early_every=``), the early results it triggered (by
+    end; a merged session's count is the sum of its parts')."""
     maxts = float("-inf")
     wm = float("-inf")
-    out: list[tuple[Any, Any, Any, list[Any]]] = []
+    out: list[tuple[Any, Any, Any, list[Any], bool]] = []
     late: list[Any] = []
     seq = 0
-    fixed: dict[tuple[Any, Any], list[Any]] = {}  # (q, key) -> [seq, start, end, elements]
-    sessions: dict[Any, list[list[Any]]] = {}  # key -> [[start, end, elements, seq], ...]
+    fixed: dict[tuple[Any, Any], list[Any]] = {}  # (q, key) -> [seq, start, end, elements, count]
+    sessions: dict[Any, list[list[Any]]] = {}  # key -> [[start, end, elements, seq, count], ...]
+    n = every if every is not None else float("inf")
 
     def fire(everything: bool) -> None:
         ready: list[tuple[Any, int, Any, Any, Any, list[Any]]] = []
-        for qk, (sq, start, end, xs) in list(fixed.items()):
+        for qk, (sq, start, end, xs, _) in list(fixed.items()):
             if everything or end <= wm:
                 ready.append((end, sq, qk[1], start, end, xs))
                 del fixed[qk]
@@ -77,13 +83,15 @@ def _model(
             if not ss:
                 del sessions[k]
         ready.sort(key=lambda r: (r[0], r[1]))
-        out.extend((k, start, end, xs) for _, _, k, start, end, xs in ready)
+        out.extend((k, start, end, xs, True) for _, _, k, start, end, xs in ready)
 
     for x in events:
         t = ts(x)
         if t > maxts:
             maxts = t
             wm = t - lateness
+        fire(False)
+        early: list[tuple[Any, Any, Any, list[Any], bool]] = []
         if kind in ("tumbling", "sliding"):
             sl = size if kind == "tumbling" else slide
             q = t // sl
@@ -95,9 +103,14 @@ def _model(
                     break
                 k = None if key is None else key(x)
                 if (q, k) not in fixed:
-                    fixed[(q, k)] = [seq, q * sl, end, []]
+                    fixed[(q, k)] = [seq, q * sl, end, [], 0]
                     seq += 1
-                fixed[(q, k)][3].append(x)
+                win = fixed[(q, k)]
+                win[3].append(x)
+                win[4] += 1
+                if win[4] >= n:
+                    win[4] = 0
+                    early.append((k, win[1], win[2], list(win[3]), False))
                 q -= 1
             if missed:
                 late.append(x)
@@ -112,22 +125,29 @@ def _model(
                     if not ss:
                         del sessions[k]
                     continue
-                ss.append([t, end, [x], seq])
+                s = [t, end, [x], seq, 0]
                 seq += 1
+                ss.append(s)
             else:
                 touch.sort(key=lambda s: s[0])
                 xs: list[Any] = []
-                for s in touch:
-                    xs.extend(s[2])
+                for o in touch:
+                    xs.extend(o[2])
                 xs.append(x)
-                keep = min(touch, key=lambda s: s[3])
-                keep[0] = min(t, touch[0][0])
-                keep[1] = max(end, max(s[1] for s in touch))
-                keep[2] = xs
-                for s in touch:
-                    if s is not keep:
-                        ss.remove(s)
-        fire(False)
+                s = min(touch, key=lambda o: o[3])
+                s[0] = min(t, touch[0][0])
+                s[1] = max(end, max(o[1] for o in touch))
+                s[2] = xs
+                s[4] = sum(o[4] for o in touch)
+                for o in touch:
+                    if o is not s:
+                        ss.remove(o)
+            s[4] += 1
+            if s[4] >= n:
+                s[4] = 0
+                early.append((k, s[0], s[1], list(s[2]), False))
+        early.sort(key=lambda r: r[2])
+        out.extend(early)
     fire(True)
     return out, late
 
@@ -704,7 +724,7 @@ def test_against_the_model(seed: int) -> None:
                                   gap=p.get("gap", 0), lateness=p["lateness"], ts=ts0, key=k0 if p["keyed"] else None)
         # merged sessions fold their parts in order of start, then the bridging element: the
         # model concatenates its lists the same way, so every value compares exactly
-        want = [(k, s, e, _expected_value(p, xs)) for k, s, e, xs in fired]
+        want = [(k, s, e, _expected_value(p, xs)) for k, s, e, xs, _ in fired]
         for how in ("fused", "hidden", "one_by_one"):
             late: list[Any] = []
             src = Flowable.from_iterable(events)
@@ -733,7 +753,7 @@ def test_fused_and_hidden_sources_agree_on_a_large_input_with_the_batch_path() -
     a, b = run(f), run(h)
     assert a.values == b.values and late_f == late_h and late_f
     fired, late = _model(events, kind="tumbling", size=60, lateness=0.3, key=k0)
-    assert rows(a.values) == [(k, s, e, len(xs)) for k, s, e, xs in fired] and late == late_f
+    assert rows(a.values) == [(k, s, e, len(xs)) for k, s, e, xs, _ in fired] and late == late_f
 
 
 def test_no_undeliverable_errors_in_normal_runs() -> None:
