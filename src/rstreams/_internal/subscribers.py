@@ -290,7 +290,13 @@ class StrictSubscriber(Generic[T]):
                 self._cancel_upstream()  # rule 3.9: the stream ends with the ValueError
                 self._terminate(err)
                 return
-        deferred_request(self._upstream, self._missed, n if n < MAX_DEMAND else MAX_DEMAND)
+        if n > MAX_DEMAND:
+            n = MAX_DEMAND
+        up = self._upstream._value  # a plain read (see atomics); None: deferred_request accumulates
+        if up is not None:
+            up.request(n)  # deferred_request's fast path, without the call (CANCELLED ignores it)
+            return
+        deferred_request(self._upstream, self._missed, n)
 
     def cancel(self) -> None:
         self._downstream = None  # rule 3.13: drop the subscriber

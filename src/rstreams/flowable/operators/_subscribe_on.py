@@ -37,7 +37,10 @@ T = TypeVar("T")
 @final
 class _SubscribeOnSubscriber(Generic[T]):
     _rs_no_wrap = True
-    __slots__ = ("_downstream", "_worker", "_source", "_upstream", "_missed", "_thread", "_request_on", "_done", "__weakref__")
+    __slots__ = (
+        "_downstream", "_worker", "_source", "_upstream", "_missed", "_thread", "_request_on", "_done", "_batch",
+        "__weakref__",
+    )
 
     def __init__(self, downstream: Subscriber[T], worker: Worker, source: Flowable[T], request_on: bool) -> None:
         self._downstream: Subscriber[T] | None = downstream
@@ -48,6 +51,8 @@ class _SubscribeOnSubscriber(Generic[T]):
         self._thread: int | None = None  # ident of the worker thread that subscribed
         self._request_on = request_on
         self._done = False
+        # the downstream's on_next_batch (batch_sink) or None, looked up once: it never changes
+        self._batch: Callable[[list[T]], Any] | None = batch_sink(downstream)
 
     def run(self) -> None:
         self._thread = threading.get_ident()
@@ -72,7 +77,7 @@ class _SubscribeOnSubscriber(Generic[T]):
         d = self._downstream
         if d is None:
             return
-        batch = batch_sink(d)
+        batch = self._batch
         if batch is not None:
             batch(items)
         else:
@@ -89,6 +94,7 @@ class _SubscribeOnSubscriber(Generic[T]):
         self._done = True
         d = self._downstream
         self._downstream = None
+        self._batch = None
         self._worker.dispose()
         if d is not None:
             d.on_error(error)
@@ -99,6 +105,7 @@ class _SubscribeOnSubscriber(Generic[T]):
         self._done = True
         d = self._downstream
         self._downstream = None
+        self._batch = None
         self._worker.dispose()
         if d is not None:
             d.on_complete()
@@ -125,6 +132,7 @@ class _SubscribeOnSubscriber(Generic[T]):
 
     def cancel(self) -> None:
         self._downstream = None  # rule 3.13
+        self._batch = None
         self._source = None
         cancel(self._upstream)
         self._worker.dispose()
