@@ -1079,10 +1079,10 @@ class _EventTimeSubscriber:
         if w is not None and not self._cancelled:
             idle = self._idle
             if idle is not None:
-                self._timers.append(w.schedule_periodic(self._on_tick, idle, idle))
+                self._timers.append(w.schedule_periodic(self._timer_task(self._idle_tick), idle, idle))
             every = self._interval
             if every is not None:
-                self._timers.append(w.schedule_periodic(self._on_early_tick, every, every))
+                self._timers.append(w.schedule_periodic(self._timer_task(self._early_tick), every, every))
         self._drain()
 
     def on_next(self, item: Any) -> None:
@@ -1135,10 +1135,8 @@ class _EventTimeSubscriber:
     def _fail(self, error: BaseException) -> None:
         """A user function failed (or an element was late): emit what the watermark passed, drop the
         rest, end with ``error`` (serialized upstream side)."""
-        st = self._store
         try:
-            if st.due():
-                st.fire(self._ready, False)
+            self._fire_due()
         except Exception as e2:  # the result function failed while firing: report the first error
             plugins.on_error(e2, f"{self._op}(): an error while firing windows after an earlier error")
         self._end(error)
@@ -1184,9 +1182,27 @@ class _EventTimeSubscriber:
             return
         self._end(None)
 
-    def _on_tick(self) -> None:
-        self._serial(self._idle_tick)
-        self._drain()
+    def _timer_task(self, step: Callable[[], None]) -> Callable[[], None]:
+        """A periodic task of the worker: ``step`` serialized with the upstream signals, then the drain."""
+
+        def tick() -> None:
+            self._serial(step)
+            self._drain()
+
+        return tick
+
+    def _on_timer(self, fire: Callable[[], None]) -> None:
+        """Fire on a timer (serialized upstream side); a failing ``result`` ends the stream."""
+        try:
+            fire()
+        except Exception as e:
+            self._upstream.cancel()
+            self._end(e)
+
+    def _fire_due(self) -> None:
+        st = self._store
+        if st.due():
+            st.fire(self._ready, False)
 
     def _idle_tick(self) -> None:
         if self._done or self._cancelled:
@@ -1196,29 +1212,14 @@ class _EventTimeSubscriber:
             return
         if self._asked <= self._received:
             return  # not waiting for the upstream: the pause is this operator's backpressure
-        st = self._store
         idle = self._idle
         assert idle is not None
-        st.advance(idle)
-        try:
-            if st.due():
-                st.fire(self._ready, False)
-        except Exception as e:
-            self._upstream.cancel()
-            self._end(e)
-
-    def _on_early_tick(self) -> None:
-        self._serial(self._early_tick)
-        self._drain()
+        self._store.advance(idle)
+        self._on_timer(self._fire_due)
 
     def _early_tick(self) -> None:
-        if self._done or self._cancelled:
-            return
-        try:
-            self._store.fire_early()
-        except Exception as e:  # the aggregate's result() failed
-            self._upstream.cancel()
-            self._end(e)
+        if not (self._done or self._cancelled):
+            self._on_timer(self._store.fire_early)
 
     # -- downstream side --------------------------------------------------------------------------
     def request(self, n: int) -> None:
