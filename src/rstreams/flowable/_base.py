@@ -13,14 +13,20 @@ from typing import Any, Generic, TypeVar
 
 from .._internal import plugins
 from .._internal.atomics import AtomicInt, AtomicRef
-from .._internal.drain import COMPLETED_MASK, HalfSerializer, post_complete, post_complete_request
+from .._internal.drain import (
+    COMPLETED_MASK,
+    ErrorCollector,
+    HalfSerializer,
+    post_complete,
+    post_complete_request,
+)
 from .._internal.requests import validate_request
-from .._internal.subscriptions import CANCELLED, DeferredSubscription, report_double_subscription
+from .._internal.subscriptions import CANCELLED, EMPTY, DeferredSubscription, report_double_subscription
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
+__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "MappedInnersMain", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -184,6 +190,93 @@ def variadic_sources(args: tuple[Any, ...]) -> tuple[Any, ...]:
     if len(args) == 1 and not hasattr(args[0], "subscribe") and hasattr(args[0], "__iter__"):
         return tuple(args[0])
     return args
+
+
+class MappedInnersMain:
+    """The outer subscriber of an operator that maps each element to an inner Publisher whose
+    elements wait in a queue for one drain (``switch_map``, ``concat_map_eager``): it is also the
+    Subscription its downstream sees. Subclasses name themselves in ``_op``, set their
+    ``__slots__``, say how much of the outer they request first (:meth:`_outer_request`) and write
+    ``on_next`` (through :meth:`_inner_publisher`), ``on_error``, ``request``, ``cancel`` and the
+    drain; the inners call ``_inner_next``/``_inner_next_batch``/``_inner_error``."""
+
+    _rs_no_wrap = True
+    _op = "?"
+    __slots__ = (
+        "_downstream", "_mapper", "_prefetch", "_upstream", "_requested", "_wip", "_errors", "_done",
+        "_cancelled", "__weakref__",
+    )
+
+    def __init__(self, downstream: Subscriber[Any], mapper: Any, prefetch: int) -> None:
+        self._downstream: Subscriber[Any] | None = downstream  # None after cancel/termination (rule 3.13)
+        self._mapper = mapper
+        self._prefetch = prefetch  # of each inner
+        self._upstream: Subscription = CANCELLED
+        self._requested = AtomicInt(0)  # race: request vs the drain
+        self._wip = AtomicInt(0)  # race: the outer, the inners and requests all want to drain (rule 1.3)
+        self._errors = ErrorCollector()
+        self._done = False
+        self._cancelled = False
+
+    def _outer_request(self) -> int:  # pragma: no cover - every subclass says it
+        raise NotImplementedError
+
+    def _drain(self) -> None:  # pragma: no cover - every subclass drains
+        raise NotImplementedError
+
+    def on_error(self, error: BaseException) -> None:  # pragma: no cover - every subclass has one
+        raise NotImplementedError
+
+    def request(self, n: int) -> None:  # pragma: no cover - every subclass has one
+        raise NotImplementedError
+
+    def cancel(self) -> None:  # pragma: no cover - every subclass has one
+        raise NotImplementedError
+
+    def on_subscribe(self, subscription: Subscription) -> None:
+        if self._upstream is not CANCELLED:
+            subscription.cancel()  # rule 2.5
+            return
+        self._upstream = subscription
+        d = self._downstream
+        if d is not None:
+            d.on_subscribe(self)
+        if not self._cancelled:
+            subscription.request(self._outer_request())
+
+    def _inner_publisher(self, item: Any) -> Any:
+        """``mapper(item)`` if it is a Publisher; None if the mapper raised, returned None (rule
+        2.13) or returned something else: the upstream is cancelled and the error signalled."""
+        try:
+            p = self._mapper(item)
+        except Exception as e:
+            err: BaseException = e
+        else:
+            if p is not None and callable(getattr(p, "subscribe", None)):
+                return p
+            op = self._op
+            if p is None:
+                err = none_result_error(op, "the mapper")
+            else:
+                err = TypeError(f"{op}(): the mapper returned a {type(p).__name__}, not a Publisher")
+        self._upstream.cancel()
+        self.on_error(err)
+        return None
+
+    def on_complete(self) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled when the operator ends
+        self._drain()
+
+    def _inner_next(self, inner: Any, item: Any) -> None:
+        inner.queue.append(item)
+        self._drain()
+
+    def _inner_next_batch(self, inner: Any, items: list[Any]) -> None:
+        inner.queue.extend(items)  # within the inner's prefetch (the inner checked rule 1.1)
+        self._drain()
 
 
 class PostCompleteSubscriber(BasicSubscriber[T, Any]):

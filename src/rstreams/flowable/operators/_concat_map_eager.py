@@ -21,12 +21,11 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.arguments import check_callable_arg, positive_int
-from ..._internal.atomics import AtomicInt
-from ..._internal.drain import ErrorCollector, enter, leave
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
-from ..._internal.subscriptions import CANCELLED, EMPTY
-from ..._spec import Publisher, Subscriber, Subscription
-from .._base import none_result_error
+from ..._internal.subscriptions import EMPTY
+from ..._spec import Publisher, Subscriber
+from .._base import MappedInnersMain
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
@@ -39,56 +38,26 @@ R = TypeVar("R")
 
 
 @final
-class _EagerMain:
-    _rs_no_wrap = True
-    __slots__ = (
-        "_downstream", "_mapper", "_max_concurrency", "_prefetch", "_upstream", "_inners", "_lock",
-        "_requested", "_wip", "_errors", "_done", "_cancelled", "__weakref__",
-    )
+class _EagerMain(MappedInnersMain):
+    _op = "concat_map_eager"
+    __slots__ = ("_max_concurrency", "_inners", "_lock")
 
     def __init__(self, downstream: Subscriber[Any], mapper: Callable[[Any], Publisher[Any]], max_concurrency: int, prefetch: int) -> None:
-        self._downstream: Subscriber[Any] | None = downstream
-        self._mapper = mapper
+        super().__init__(downstream, mapper, prefetch)
         self._max_concurrency = max_concurrency
-        self._prefetch = prefetch
-        self._upstream: Subscription = CANCELLED
         self._inners: deque[PrefetchInner] = deque()  # in outer order; appended by the outer only
         self._lock = threading.Lock()  # guards snapshotting the inners to cancel vs appending a new one
-        self._requested = AtomicInt(0)
-        self._wip = AtomicInt(0)  # race: inners, outer and requests want to drain (rule 1.3)
-        self._errors = ErrorCollector()
-        self._done = False
-        self._cancelled = False
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(self._max_concurrency)
+    def _outer_request(self) -> int:
+        return self._max_concurrency  # one more each time an inner finishes (the drain)
 
     def on_next(self, item: Any) -> None:
         if self._done or self._cancelled:
             return
-        try:
-            p = self._mapper(item)
-        except Exception as e:
-            self._upstream.cancel()
-            self.on_error(e)
-            return
+        p = self._inner_publisher(item)
         if p is None:
-            self._upstream.cancel()
-            self.on_error(none_result_error("concat_map_eager", "the mapper"))
             return
         is_scalar, value = scalar_value(p)
-        if not is_scalar and not callable(getattr(p, "subscribe", None)):
-            self._upstream.cancel()
-            self.on_error(TypeError(f"concat_map_eager(): the mapper returned a {type(p).__name__}, not a Publisher"))
-            return
         inner = PrefetchInner(self, self._prefetch, "concat_map_eager")
         with self._lock:
             if self._cancelled:
@@ -108,21 +77,6 @@ class _EagerMain:
             return
         self._done = True
         self._upstream = EMPTY  # the outer terminated: nothing left to cancel there (rule 2.4)
-        self._drain()
-
-    def on_complete(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled at the end
-        self._drain()
-
-    def _inner_next(self, inner: PrefetchInner, item: Any) -> None:
-        inner.queue.append(item)
-        self._drain()
-
-    def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None:
-        inner.queue.extend(items)  # within the inner's prefetch (PrefetchInner checked rule 1.1)
         self._drain()
 
     def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:

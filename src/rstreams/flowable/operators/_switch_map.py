@@ -20,12 +20,12 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.arguments import check_callable_arg, positive_int
-from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.drain import ErrorCollector, enter, leave
+from ..._internal.atomics import AtomicRef
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
-from ..._internal.subscriptions import CANCELLED, EMPTY
-from ..._spec import Publisher, Subscriber, Subscription
-from .._base import none_result_error
+from ..._internal.subscriptions import EMPTY
+from ..._spec import Publisher, Subscriber
+from .._base import MappedInnersMain
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
@@ -38,49 +38,23 @@ R = TypeVar("R")
 
 
 @final
-class _SwitchMapMain:
-    _rs_no_wrap = True
-    __slots__ = (
-        "_downstream", "_mapper", "_prefetch", "_delay_error", "_upstream", "_active", "_requested",
-        "_wip", "_errors", "_done", "_cancelled", "__weakref__",
-    )
+class _SwitchMapMain(MappedInnersMain):
+    _op = "switch_map"
+    __slots__ = ("_delay_error", "_active")
 
     def __init__(self, downstream: Subscriber[Any], mapper: Callable[[Any], Publisher[Any]], prefetch: int, delay_error: bool) -> None:
-        self._downstream: Subscriber[Any] | None = downstream
-        self._mapper = mapper
-        self._prefetch = prefetch
+        super().__init__(downstream, mapper, prefetch)
         self._delay_error = delay_error
-        self._upstream: Subscription = CANCELLED
         self._active: AtomicRef[PrefetchInner | None] = AtomicRef(None)  # race: switch vs drain
-        self._requested = AtomicInt(0)
-        self._wip = AtomicInt(0)  # race: outer, inners and requests all want to drain (rule 1.3)
-        self._errors = ErrorCollector()
-        self._done = False
-        self._cancelled = False
 
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(MAX_DEMAND)
+    def _outer_request(self) -> int:
+        return MAX_DEMAND  # every element switches: the outer is never backpressured
 
     def on_next(self, item: Any) -> None:
         if self._done or self._cancelled:
             return
-        try:
-            p = self._mapper(item)
-        except Exception as e:
-            self._upstream.cancel()
-            self.on_error(e)
-            return
+        p = self._inner_publisher(item)
         if p is None:
-            self._upstream.cancel()
-            self.on_error(none_result_error("switch_map", "the mapper"))
             return
         inner = PrefetchInner(self, self._prefetch, "switch_map")
         is_scalar, value = scalar_value(p)
@@ -91,10 +65,6 @@ class _SwitchMapMain:
             inner.done = True
             self._switch_to(inner)
             self._drain()
-            return
-        if not callable(getattr(p, "subscribe", None)):
-            self._upstream.cancel()
-            self.on_error(TypeError(f"switch_map(): the mapper returned a {type(p).__name__}, not a Publisher"))
             return
         self._switch_to(inner)
         p.subscribe(inner)
@@ -117,21 +87,6 @@ class _SwitchMapMain:
             inner = self._active.get()
             if inner is not None:
                 inner.cancel()
-        self._drain()
-
-    def on_complete(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled when switch_map ends
-        self._drain()
-
-    def _inner_next(self, inner: PrefetchInner, item: Any) -> None:
-        inner.queue.append(item)
-        self._drain()
-
-    def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None:
-        inner.queue.extend(items)  # within the inner's prefetch (PrefetchInner checked rule 1.1)
         self._drain()
 
     def _inner_error(self, inner: PrefetchInner, error: BaseException) -> None:
