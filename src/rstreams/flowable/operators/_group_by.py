@@ -412,9 +412,11 @@ class _GroupBySubscriber:
             return
         g = _GroupState(key, self)
         self._live.increment_and_get()
-        g.q = deque((v,))  # the producer's first append (UnicastGroup.push)
         expiring = self._expiring
         if expiring:
+            # parked before the emission: a timer may expire the group meanwhile, and it then
+            # completes after what it holds (the producer's first append, UnicastGroup.push)
+            g.q = deque((v,))
             self._opened(g)  # expiry: its count, deadlines and timer; inserted (under the lock if timed)
         else:
             self._groups[key] = g
@@ -433,17 +435,39 @@ class _GroupBySubscriber:
         if not g._flags & _SUBSCRIBED and g.try_abandon():  # a raised flag is final: plain read first
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             g.replenish = None  # its element is replenished here, not when a late subscriber takes it
+            if not expiring:
+                g.push(v)  # parked for a late subscriber (its drain reads the queue afresh)
             if self._evict(g):  # else a timer expired it meanwhile (and completes it)
                 g.release()  # cancels the upstream if the main was cancelled meanwhile
                 g.on_complete()
             self.replenish(1)
-        elif expiring and g.seen == self._count_limit():
-            if self._evict(g):
-                self._expire(g)  # expire_after_count=1: the group is its first element
-        elif g.q:
-            self._parked(g)
+        elif expiring:
+            if g.seen == self._count_limit():
+                if self._evict(g):
+                    self._expire(g)  # expire_after_count=1: the group is its first element
+            elif g.q:
+                self._parked(g)
+            else:
+                g.q = None  # consumed during the emission: an idle group holds no queue (UnicastGroup.trim)
         else:
-            g.q = None  # consumed during the emission: an idle group holds no queue (UnicastGroup.trim)
+            # the first element goes after the emission, as any later one: straight to a subscriber
+            # that took unbounded demand (a fold, flat_map's inner), else queued and drained
+            fast = g.fast
+            if fast is not None and g.wip == 0:
+                fast.on_next(v)
+                # consumed at once: its permit comes back to the pull loop (run_fused), or is
+                # re-requested at once as when a drain delivers it
+                if type(self._upstream) is _PullSubscription:
+                    self._credit += 1
+                else:
+                    self.replenish(1)
+            else:
+                g.push(v)
+                g.drain()
+                if g.q:
+                    self._parked(g)
+                else:
+                    g.q = None  # an idle group holds no queue (UnicastGroup.trim)
 
     def _evict(self, g: _GroupState) -> bool:
         """Remove ``g`` from the dict if it is still there; True when this call removed it (the
