@@ -164,6 +164,11 @@ class UnicastGroup:
         with self._lock:  # unbounded demand and the drain's entry in one round trip
             self.requested = _MAX
             w = self.wip
+            if w == 0 and not self.q and not self.done and not self.cancelled:
+                # nothing to drain and no drain running: do what its pass would, publish the
+                # producer's fast path (see the module docstring), without the pass
+                self.fast = sink
+                return
             self.wip = w + 1
         if w == 0:
             self._drain_loop()
