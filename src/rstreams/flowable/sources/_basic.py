@@ -392,10 +392,10 @@ class _ForeignGuard(Generic[T]):
     miscounted. After a failure the publisher's later signals are dropped.
     """
 
-    __slots__ = ("_actual", "_upstream", "_failed", "_terminated", "_requested", "_name")
+    __slots__ = ("_downstream", "_upstream", "_failed", "_terminated", "_requested", "_name")
 
-    def __init__(self, actual: Subscriber[T], name: str) -> None:
-        self._actual = actual
+    def __init__(self, downstream: Subscriber[T], name: str) -> None:
+        self._downstream = downstream
         self._upstream: Subscription | None = None
         self._failed = False  # set on the publisher's own (serial, rule 1.3) signal path only
         self._terminated = False  # likewise
@@ -410,7 +410,7 @@ class _ForeignGuard(Generic[T]):
             report_double_subscription(f"from_publisher({self._name})")
             return
         self._upstream = subscription
-        self._actual.on_subscribe(_CountedSubscription(subscription, self._requested))
+        self._downstream.on_subscribe(_CountedSubscription(subscription, self._requested))
 
     def on_next(self, item: T) -> None:
         if item is None:
@@ -428,7 +428,7 @@ class _ForeignGuard(Generic[T]):
                 )
             )
             return
-        self._actual.on_next(item)
+        self._downstream.on_next(item)
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -439,7 +439,7 @@ class _ForeignGuard(Generic[T]):
             plugins.on_error(error, f"from_publisher({self._name}): on_error after the terminal signal (rule 1.7)")
             return
         self._terminated = True
-        self._actual.on_error(error)
+        self._downstream.on_error(error)
 
     def on_complete(self) -> None:
         if self._failed:
@@ -448,14 +448,14 @@ class _ForeignGuard(Generic[T]):
             plugins.on_error(ProtocolViolationError("1.7", f"from_publisher({self._name}): on_complete after the terminal signal"))
             return
         self._terminated = True
-        self._actual.on_complete()
+        self._downstream.on_complete()
 
     def _violation(self, error: BaseException) -> None:
         self._failed = True
         up = self._upstream
         if up is not None:
             up.cancel()
-        self._actual.on_error(error)
+        self._downstream.on_error(error)
 
     def _fail(self, where: str) -> NoReturn:
         err = NoneElementError(null_element_message(where))
