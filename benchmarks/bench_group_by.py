@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import random
+import time
 from collections import defaultdict
 from itertools import groupby
 from typing import Any
@@ -124,7 +125,9 @@ def _many_dict_of_lists(ctx: Context) -> dict[int, int]:
     return {k: sum(v) for k, v in groups.items()}
 
 
-@M.variant("peer: floor: the dict of lists, plus building each group's inner Flowable (the mapper's own work)")
+@M.variant(
+    "peer: floor: the dict of lists, plus building each group's inner Flowable (the mapper's own work)"
+)
 def _many_floor(ctx: Context) -> dict[int, int]:
     """What any group_by with a per-group Flowable pays at least: the dict's grouping, and once per
     group the user's mapper assembling its inner chain (``g.reduce(add).map(...)``, here over a
@@ -138,6 +141,40 @@ def _many_floor(ctx: Context) -> dict[int, int]:
     for k in groups:
         stand_in.reduce(add).map(lambda s, k=k: (k, s))
     return {k: sum(v) for k, v in groups.items()}
+
+
+@M.variant(
+    "peer: floor: the dict, each group's inner Flowable assembled, and one fold object per group "
+    "taking its elements through a method call (what any per-group subscriber pays)"
+)
+def _many_floor_fold_objects(ctx: Context) -> dict[int, int]:
+    """The floor above plus the least a group_by whose groups are consumed by subscribers pays:
+    one object per group (created with the group) whose method folds each element, and the
+    results collected at the end. No protocol: no subscription, demand, completion signal or
+    flat_map bookkeeping."""
+    F = flowable()
+    stand_in = F.just(0)
+    folds: dict[int, _FloorFold] = {}
+    get = folds.get
+    for x in _data(ctx):
+        k = many_key(x)
+        f = get(k)
+        if f is None:
+            stand_in.reduce(add).map(lambda s, k=k: (k, s))
+            f = folds[k] = _FloorFold()
+        f.on_next(x)
+    return {k: f.acc for k, f in folds.items()}
+
+
+class _FloorFold:
+    __slots__ = ("acc",)
+
+    def __init__(self) -> None:
+        self.acc: Any = None
+
+    def on_next(self, x: int) -> None:
+        acc = self.acc
+        self.acc = x if acc is None else add(acc, x)
 
 
 @M.variant(
@@ -257,3 +294,84 @@ def _curve_variants(groups: int) -> None:
 
 for _g in CURVE:
     _curve_variants(_g)
+
+
+# ----------------------------------------------------------------------------------------------------
+# the steady state: every group opened first (not timed), then N elements over G live groups
+
+
+STEADY = (100, 1_000, 10_000, 100_000)
+_STEADY_100 = "Flowable, 100 live groups, steady state: group_by(x % G).flat_map(g.count())"
+
+S = benchmark(
+    "group_by_steady_state",
+    "the cost per element over G live groups (opened before timing), G = 100 .. 100,000",
+    n=1_000_000,
+    quick_n=5_000,
+    order=83,
+    setup=_setup,
+    notes=(
+        "the source first yields the G keys once (opening every group), then N elements over them; "
+        "the variant times only the N elements (the opening and the completion of the G groups "
+        "are excluded: group_by_live_groups has the whole run). Both sides read the same generator"
+    ),
+)
+
+
+def _phased(keys: int, data: list[int], marks: list[float]) -> Any:
+    """Yield 0..keys-1 (opening every group), then ``data``; mark when each phase ends."""
+    yield from range(keys)
+    marks.append(time.perf_counter())
+    yield from data
+    marks.append(time.perf_counter())
+
+
+def _steady_expect(groups: int) -> Any:
+    def expect(ctx: Context) -> int:
+        return len(_data(ctx)) + groups
+
+    return expect
+
+
+def _steady_variants(groups: int) -> None:
+    expect = _steady_expect(groups)
+
+    @S.variant(f"plain Python dict, {groups:,} keys, steady state", baseline=True, expect=expect)
+    def _dict(ctx: Context) -> int:
+        start = time.perf_counter()
+        marks: list[float] = []
+        counts: defaultdict[int, int] = defaultdict(int)
+        for x in _phased(groups, _data(ctx), marks):
+            counts[x % groups] += 1
+        end = time.perf_counter()
+        ctx.excluded_s = (marks[0] - start) + (end - marks[1])
+        return sum(counts.values())
+
+    name = _STEADY_100 if groups == 100 else f"Flowable, {groups:,} live groups, steady state"
+    targets = [Target(">= 0.33x the dict (within 3x)", min_ratio=0.33)]
+    if groups != 100:
+        # flat: the ratio to the dict holds as G grows (the dict itself slows with G: its keys
+        # and counts stop fitting in the caches, and so do the groups)
+        targets.append(
+            Target(">= 0.5x the 100-group ratio (flat)", against=_STEADY_100, min_ratio_of_ratio=0.5)
+        )
+
+    @S.variant(name, targets=targets, expect=expect)
+    def _flowable(ctx: Context) -> int:
+        F = flowable()
+        start = time.perf_counter()
+        marks: list[float] = []
+        counts = (
+            F.from_iterable(_phased(groups, _data(ctx), marks))
+            .group_by(lambda x: x % groups)
+            .flat_map(lambda g: g.count(), max_concurrency=None)
+            .to_list()
+            .blocking_first()
+        )
+        end = time.perf_counter()
+        ctx.excluded_s = (marks[0] - start) + (end - marks[1])
+        return int(sum(counts))
+
+
+for _g in STEADY:
+    _steady_variants(_g)

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,38 @@ def test_results_ratio_and_targets_use_throughput() -> None:
     h.evaluate(b.variants, res)
     assert res["half"].ratio is None and res["half"].targets_met == [None]
     assert "n/a" not in h.format_table(b, res).splitlines()[2]  # 'half' row is still measured
+
+
+def test_ratio_of_ratio_target_compares_each_ratio_to_its_own_baseline() -> None:
+    b = h.Benchmark("t", "test", n=100, quick_n=10)
+    b.variant("base small", baseline=True)(lambda ctx: None)
+    b.variant("small", targets=[])(lambda ctx: None)
+    b.variant("base big", baseline=True)(lambda ctx: None)
+    flat = h.Target(">= 0.5x the small ratio", against="small", min_ratio_of_ratio=0.5)
+    b.variant("big", targets=[flat])(lambda ctx: None)
+    res = {v.name: h.Result(v.name, v.items(100), v.baseline, v.ref) for v in b.variants}
+    res["base small"].times = [1.0]  # 100/s
+    res["small"].times = [2.0]  # 50/s: ratio 0.5
+    res["base big"].times = [4.0]  # 25/s: the baseline itself slowed 4x
+    res["big"].times = [10.0]  # 10/s: ratio 0.4 >= 0.5 * 0.5, though only 0.2x the small rate
+    h.evaluate(b.variants, res)
+    assert res["big"].ratio == pytest.approx(0.4) and res["big"].targets_met == [True]
+    res["big"].times = [20.0]  # 5/s: ratio 0.2 < 0.25
+    h.evaluate(b.variants, res)
+    assert res["big"].targets_met == [False]
+
+
+def test_excluded_time_is_subtracted_from_a_run() -> None:
+    b = h.Benchmark("t", "test", n=10, quick_n=10)
+
+    def variant(ctx: h.Context) -> None:
+        time.sleep(0.05)
+        ctx.excluded_s = 0.05  # the variant's own set-up, measured by itself
+
+    b.variant("v", baseline=True)(variant)
+    ctx = h.Context(n=10, quick=True)
+    dt, _ = h._run_in_process(b, b.variants[0], ctx)
+    assert 0 <= dt < 0.04
 
 
 class _Thing:
