@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
-from rstreams import Flowable
 from rstreams._internal import plugins
 from rstreams._internal.atomics import AtomicInt, AtomicRef
-from rstreams._internal.requests import validate_request
 from rstreams._internal.subscriptions import (
     CANCELLED,
     EMPTY,
@@ -23,7 +19,6 @@ from rstreams._internal.subscriptions import (
     set_once,
 )
 from rstreams.errors import ProtocolViolationError
-from rstreams.testing import TestSubscriber
 
 from ._helpers import RecordingSubscriber, RecordingSubscription
 
@@ -117,33 +112,6 @@ def test_deferred_request_accumulates_until_arrival_then_forwards_once() -> None
     assert up.requests == [7] and requested.get() == 0
     deferred_request(ref, requested, 5)  # after arrival: forwarded directly
     assert up.requests == [7, 5]
-
-
-@pytest.mark.parametrize("bad", [0, -5, True, 1.5, None, "3"])
-def test_rule_3_9_bad_amount_before_arrival_reaches_the_upstream_as_a_bad_request(bad: object) -> None:
-    """A bad amount requested before the upstream exists is neither dropped (0), nor subtracted
-    from earlier demand (-5), nor counted as 1 (True): the upstream gets a non-positive request,
-    which every Subscription answers with the rule 3.9 error, and later demand cannot mend it."""
-    ref, requested = _ref(), AtomicInt()
-    deferred_request(ref, requested, 3)
-    deferred_request(ref, requested, bad)  # type: ignore[arg-type]
-    deferred_request(ref, requested, 10)  # the poison is sticky
-    up = RecordingSubscription()
-    assert deferred_set_once(ref, requested, up) is True
-    assert len(up.requests) == 1 and validate_request(up.requests[0]) is not None
-
-
-def test_rule_3_9_bad_amount_before_arrival_fails_a_real_upstream() -> None:
-    d = DeferredSubscription()
-    d.request(0)
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.range(0, 5).hide().subscribe(ts)
-    # the TestSubscriber's own subscription is the upstream the deferred demand is forwarded to
-    up = ts.subscription
-    assert up is not None
-    d.set_upstream(up)
-    ts.assert_error(ValueError).assert_no_values()
-    assert "3.9" in str(ts.errors[0])
 
 
 def test_deferred_set_once_without_prior_demand_requests_nothing() -> None:
