@@ -60,17 +60,6 @@ def _on_loop(loop: asyncio.AbstractEventLoop, fn: Any, *args: Any) -> None:
 # values, errors, backpressure
 
 
-def test_rule_1_1_the_result_waits_for_a_request(loop: asyncio.AbstractEventLoop) -> None:
-    fut = _future(loop)
-    ts: TestSubscriber[int] = Flowable.from_future(fut).test(0)
-    _on_loop(loop, fut.set_result, 42)
-    _on_loop(loop, lambda: None)  # the done callbacks set_result scheduled have run (FIFO)
-    ts.assert_no_values().assert_not_complete()
-    ts.request(1)
-    ts.assert_result(42).assert_no_violations()  # emitted by the request, on this thread
-    assert ts.last_thread == threading.current_thread().name
-
-
 def test_a_task_result_and_the_emitting_thread(loop: asyncio.AbstractEventLoop) -> None:
     gate = threading.Event()
 

@@ -19,7 +19,7 @@ from reactivex.testing import TestScheduler as RxTestScheduler  # noqa: E402
 
 from operators.harness import Boom  # noqa: E402
 from rstreams import BackpressureOverflow, BackpressureStrategy, Flowable  # noqa: E402
-from rstreams.errors import MissingBackpressureError, NoneElementError  # noqa: E402
+from rstreams.errors import MissingBackpressureError  # noqa: E402
 from rstreams.testing import TestScheduler, TestSubscriber  # noqa: E402
 
 BUFFER = BackpressureStrategy.BUFFER
@@ -121,25 +121,6 @@ def test_errors_pass_through_after_the_values_before_them() -> None:
     ts.assert_no_values()
     ts.request(1)
     ts.assert_failure(Boom, 1).assert_no_violations()  # BUFFER: the error waits behind the element
-
-
-def test_rule_2_13_a_none_element_ends_the_stream() -> None:
-    ts: TestSubscriber[Any] = Flowable.from_observable(rx.of(1, None, 3), BUFFER).test()
-    ts.assert_failure(NoneElementError, 1).assert_no_violations()
-
-
-def test_rule_3_13_cancel_disposes_the_observable_subscription() -> None:
-    subject: Subject[int] = Subject()
-    disposed: list[bool] = []
-    src = subject.pipe(ops.finally_action(lambda: disposed.append(True)))
-    ts: TestSubscriber[int] = Flowable.from_observable(src, BUFFER).test(1)
-    assert len(subject.observers) == 1
-    subject.on_next(1)
-    ts.cancel()
-    assert subject.observers == [] and disposed == [True]
-    subject.on_next(2)
-    ts.request(1)
-    ts.assert_values(1).assert_not_complete().assert_no_violations()
 
 
 def test_cancel_stops_a_synchronous_observable_emitting_inside_subscribe() -> None:
