@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
+from rstreams import Flowable
 from rstreams._spec import MAX_DEMAND
-from rstreams.testing import TestPublisher, TestSubscriber
+from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
 
 # -----------------------------------------------------------------------------------------------
 # tests/testing/test_test_publisher.py
@@ -65,3 +67,57 @@ def fails(fn: Callable[[], object], *fragments: str) -> str:
 
 def rules_of(ts: TestSubscriber[object] | TestSubscriber[int]) -> list[str]:
     return [re.match(r"Rule (\d\.\d+) violated", v).group(1) for v in ts.violations]  # type: ignore[union-attr]
+
+
+# -----------------------------------------------------------------------------------------------
+# tests/time/test_retry_when_policy.py
+
+
+def _failing(
+    times: int, then: list[int], counter: list[int], values_before: list[int] | None = None
+) -> Flowable[int]:
+    """Fails the first ``times`` subscriptions (after emitting ``values_before``), then emits ``then``."""
+
+    def make() -> Flowable[int]:
+        counter[0] += 1
+        if counter[0] <= times:
+            return Flowable.concat(
+                Flowable.from_iterable(values_before or []), Flowable.error(OSError(f"#{counter[0]}"))
+            )
+        return Flowable.from_iterable(then)
+
+    return Flowable.defer(make)
+
+
+# -----------------------------------------------------------------------------------------------
+# tests/time/test_sample_debounce_delay_selectors.py
+
+
+def _pair() -> tuple[TestPublisher[int], TestPublisher[str]]:
+    return TestPublisher.create(), TestPublisher.create()
+
+
+# -----------------------------------------------------------------------------------------------
+# tests/time/test_time_schedulers_and_operators.py
+
+
+def _src(
+    op: Callable[[Flowable[int], TestScheduler], Flowable[Any]], request: int = 2**63 - 1
+) -> tuple[TestScheduler, TestPublisher[int], TestSubscriber[Any]]:
+    ts = TestScheduler()
+    tp: TestPublisher[int] = TestPublisher.create()
+    sub: TestSubscriber[Any] = TestSubscriber(request)
+    op(Flowable.from_publisher(tp), ts).subscribe(sub)
+    return ts, tp, sub
+
+
+# -----------------------------------------------------------------------------------------------
+# tests/time/test_time_throttle.py
+
+
+def _setup(op: Any) -> tuple[TestScheduler, TestPublisher[int], Any]:
+    ts = TestScheduler()
+    tp: TestPublisher[int] = TestPublisher.create()
+    sub = op(Flowable.from_publisher(tp), ts).test()
+    return ts, tp, sub
+

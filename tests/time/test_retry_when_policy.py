@@ -11,24 +11,8 @@ from hypothesis import strategies as st
 
 from rstreams import Flowable
 from rstreams.retry import Retry, RetryExhaustedError, RetrySignal
-from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
-
-
-def _failing(
-    times: int, then: list[int], counter: list[int], values_before: list[int] | None = None
-) -> Flowable[int]:
-    """Fails the first ``times`` subscriptions (after emitting ``values_before``), then emits ``then``."""
-
-    def make() -> Flowable[int]:
-        counter[0] += 1
-        if counter[0] <= times:
-            return Flowable.concat(
-                Flowable.from_iterable(values_before or []), Flowable.error(OSError(f"#{counter[0]}"))
-            )
-        return Flowable.from_iterable(then)
-
-    return Flowable.defer(make)
-
+from rstreams.testing import TestScheduler, TestSubscriber
+from spec._helpers import _failing
 
 # -- retry_when ---------------------------------------------------------------------------------
 
@@ -68,38 +52,10 @@ def test_retry_when_handler_raising_or_none() -> None:
         Flowable.just(1).retry_when(3)  # type: ignore[arg-type]
 
 
-def test_rule_1_1_retry_when_carries_unfulfilled_demand() -> None:
-    n = [0]
-    sub = _failing(2, [10, 11, 12], n, values_before=[1, 2]).retry_when(lambda e: e).test(5)
-    # subscription 1: 1, 2 (error); subscription 2: 1, 2 (error) -> 4 delivered; 1 left for the third
-    sub.assert_values(1, 2, 1, 2, 10).assert_not_complete()
-    sub.request(2)
-    sub.assert_result(1, 2, 1, 2, 10, 11, 12).assert_no_violations()
-
-
 def test_retry_when_trampolines_synchronous_resubscription() -> None:
     n = [0]
     sub = _failing(5000, [1], n).retry_when(lambda e: e).test()
     sub.assert_result(1).assert_no_violations()  # no RecursionError
-
-
-def test_rule_3_13_retry_when_cancel_stops_everything() -> None:
-    ts = TestScheduler()
-    n = [0]
-    sub = _failing(10, [1], n).retry_when(lambda e: e.flat_map(lambda x: Flowable.timer(1, ts))).test()
-    sub.cancel()
-    ts.advance_by(10)
-    assert n[0] == 1
-    assert ts.pending == 0
-    sub.assert_empty().assert_no_violations()
-
-
-def test_rule_3_9_retry_when_request_zero() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()
-    sub = Flowable.from_publisher(tp).retry_when(lambda e: e).test(0)
-    sub.request(0)
-    sub.assert_error(ValueError, match="3.9").assert_no_violations()
-    assert tp.was_cancelled
 
 
 # -- repeat_when --------------------------------------------------------------------------------

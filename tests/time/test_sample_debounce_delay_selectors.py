@@ -13,11 +13,7 @@ from operators.harness import Boom, check_raising
 from rstreams import Flowable
 from rstreams.errors import MissingBackpressureError, NoneElementError
 from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
-
-
-def _pair() -> tuple[TestPublisher[int], TestPublisher[str]]:
-    return TestPublisher.create(), TestPublisher.create()
-
+from spec._helpers import _pair
 
 # -- sample(sampler) -----------------------------------------------------------------------------
 
@@ -80,22 +76,6 @@ def test_sample_publisher_error_of_either_side(which: str) -> None:
     (src if which == "source" else s).error(Boom(which))
     ts.assert_error(Boom).assert_no_values().assert_no_violations()
     assert (s if which == "source" else src).was_cancelled
-
-
-def test_rule_3_13_sample_publisher_cancel_cancels_both() -> None:
-    src, s = _pair()
-    ts = Flowable.from_publisher(src).sample(s).test()
-    ts.cancel()
-    assert src.was_cancelled and s.was_cancelled
-    ts.assert_empty().assert_no_violations()
-
-
-def test_rule_3_9_sample_publisher_bad_request() -> None:
-    src, s = _pair()
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.from_publisher(src).sample(s).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_sample_publisher_bad_arguments() -> None:
@@ -205,16 +185,6 @@ def test_debounce_selector_debouncer_error_fails_the_stream() -> None:
     assert src.was_cancelled
 
 
-def test_rule_3_13_debounce_selector_cancel_cancels_source_and_debouncer() -> None:
-    d: TestPublisher[int] = TestPublisher.create()
-    src: TestPublisher[int] = TestPublisher.create()
-    sub = Flowable.from_publisher(src).debounce(lambda x: d).test()
-    src.next(1)
-    sub.cancel()
-    assert src.was_cancelled and d.was_cancelled
-    sub.assert_empty().assert_no_violations()
-
-
 def test_debounce_selector_bad_arguments() -> None:
     with pytest.raises(TypeError, match="scheduler"):
         Flowable.just(1).debounce(lambda x: Flowable.never(), TestScheduler())  # type: ignore[call-overload]
@@ -254,12 +224,6 @@ def test_delay_selector_backpressure_one_at_a_time() -> None:
     sub.assert_complete().assert_no_violations()
 
 
-def test_rule_1_1_delay_selector_bounds_pending_delays() -> None:
-    src: TestPublisher[int] = TestPublisher.create()
-    Flowable.from_publisher(src).delay(lambda x: Flowable.never()).test()
-    assert src.requested == 128  # RxJava's flatMap default
-
-
 def test_delay_selector_errors() -> None:
     def boom(x: int) -> Flowable[int]:
         if x == 2:
@@ -280,14 +244,6 @@ def test_delay_selector_delay_error_waits_for_pending() -> None:
     sub.assert_values(1).assert_error(Boom).assert_no_violations()
     sub2 = src.delay(lambda x: Flowable.timer(1.0, ts)).test()
     sub2.assert_no_values().assert_error(Boom).assert_no_violations()
-
-
-def test_rule_3_13_delay_selector_cancel_cancels_indicators() -> None:
-    ind: TestPublisher[str] = TestPublisher.create()
-    sub = Flowable.just(1).delay(lambda x: ind).test()
-    sub.cancel()
-    assert ind.was_cancelled
-    sub.assert_empty().assert_no_violations()
 
 
 def test_delay_selector_bad_arguments() -> None:
