@@ -9,7 +9,7 @@ import pytest
 
 from operators.harness import Boom, check_scenarios, run_one_by_one
 from operators.test_merge_zip import ThreadedRange
-from rstreams import BadRequestError, Flowable, NoneElementError
+from rstreams import Flowable, NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
 
 # ---------------------------------------------------------------------------------------------
@@ -92,23 +92,6 @@ def test_concat_eager_one_by_one_with_threaded_sources_keeps_order() -> None:
     ts.await_done(10)
     assert ts.values == [i * 10 + k for i in range(6) for k in range(5)]
     ts.assert_complete().assert_no_violations()
-
-
-def test_rule_3_9_concat_eager_non_positive_request() -> None:
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.concat_eager(Flowable.just(1), Flowable.just(2)).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(BadRequestError).assert_no_violations()
-
-
-def test_rule_3_12_concat_eager_cancel_cancels_every_source() -> None:
-    tp1: TestPublisher[int] = TestPublisher.create()
-    tp2: TestPublisher[int] = TestPublisher.create()
-    ts = Flowable.concat_eager(tp1, tp2).test()
-    ts.cancel()
-    tp1.assert_was_cancelled()
-    tp2.assert_was_cancelled()
-    ts.assert_not_terminated().assert_no_violations()
 
 
 def test_concat_eager_bad_arguments() -> None:

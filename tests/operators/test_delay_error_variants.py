@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
 from operators.test_merge_zip import ThreadedRange, run_pattern
-from rstreams import BadRequestError, Flowable, NoneElementError, plugins
+from rstreams import Flowable, NoneElementError, plugins
 from rstreams.testing import TestPublisher, TestSubscriber
 
 
@@ -215,21 +215,6 @@ def test_concat_map_delay_error_boundary_upstream_error_waits_for_the_active_inn
 
 # ---------------------------------------------------------------------------------------------
 # concat_map_delay_error: rules and arguments
-
-
-def test_rule_3_9_concat_map_delay_error_non_positive_request_signals_an_error() -> None:
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.range(0, 3).concat_map_delay_error(lambda x: Flowable.just(x)).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(BadRequestError).assert_no_violations()
-
-
-def test_rule_3_12_concat_map_delay_error_nothing_after_cancel() -> None:
-    ts: TestSubscriber[int] = TestSubscriber(2)
-    Flowable.range(0, 10).concat_map_delay_error(lambda x: Flowable.just(x).hide()).subscribe(ts)
-    ts.cancel()
-    ts.request(5)
-    ts.assert_values(0, 1).assert_not_terminated().assert_no_violations()
 
 
 def test_concat_map_delay_error_bad_arguments() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
-from rstreams import BadRequestError, ConnectableFlowable, Flowable, NoneElementError
+from rstreams import ConnectableFlowable, Flowable, NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
 
 
@@ -59,15 +59,6 @@ def test_publish_selector_result_ending_cancels_the_source() -> None:
     tp2.assert_was_cancelled()
 
 
-def test_rule_3_12_publish_selector_cancel_cancels_the_source() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()
-    ts = Flowable.from_publisher(tp).publish(lambda v: v.map(lambda x: x + 1)).test()
-    tp.next(1)
-    ts.cancel()
-    tp.assert_was_cancelled()
-    ts.assert_values(2).assert_not_terminated().assert_no_violations()
-
-
 def test_publish_selector_source_error_reaches_the_result() -> None:
     ts = Flowable.just(1).concat_with(Flowable.error(Boom())).publish(lambda v: v.zip_with(v)).test()
     ts.assert_values((1, 1)).assert_error(Boom).assert_no_violations()
@@ -90,13 +81,6 @@ def test_publish_selector_raising_user_function_inside_cancels_the_source() -> N
         raise Boom(x)
 
     check_raising(lambda f: f.publish(lambda v: v.map(bad)), range(4))
-
-
-def test_rule_3_9_publish_selector_non_positive_request() -> None:
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.range(0, 3).publish(lambda v: v).subscribe(ts)
-    ts.request(-5)
-    ts.assert_error(BadRequestError).assert_no_violations()
 
 
 def test_publish_without_selector_is_still_connectable() -> None:

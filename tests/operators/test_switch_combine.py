@@ -60,12 +60,6 @@ def test_switch_map_errors() -> None:
     Flowable.range(0, 3).switch_map(lambda x: None).test().assert_error(TypeError, match="switch_map").assert_no_violations()  # type: ignore[arg-type,return-value]
 
 
-def test_rule_3_9_switch_map_bad_request() -> None:
-    ts = Flowable.never().switch_map(lambda x: Flowable.just(x)).test(0)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
-
-
 def test_switch_map_async_inners_only_latest_survive() -> None:
     ts = Flowable.range(0, 50).switch_map(lambda x: Flowable.range(x * 1000, 100).subscribe_on(schedulers.io())).test()
     ts.await_done(5).assert_complete().assert_no_violations()
