@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
-from rstreams import Flowable, plugins
-from rstreams.errors import NoneElementError
+from rstreams import Flowable
 from rstreams.testing import TestPublisher, TestSubscriber
 
 Pred = Callable[[Any], object]
@@ -171,25 +170,6 @@ def test_property_buffer_predicate_matches_model(data: list[int], mode: str, hid
     ts.assert_complete().assert_no_violations()
 
 
-def test_rule_1_1_buffer_until_upstream_demand_equals_list_demand() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()  # raises on an element beyond demand (rule 1.1)
-    ts: TestSubscriber[list[int]] = TestSubscriber(0)
-    tp_f = Flowable.from_publisher(tp).buffer_until(is_zero)
-    tp_f.subscribe(ts)
-    tp.assert_was_not_requested()
-    ts.request(1)
-    assert tp.requested == 1
-    tp.next(1)  # absorbed: one more is requested
-    assert tp.requested == 1
-    tp.next(2)
-    tp.next(0)  # closes the list: demand used up
-    ts.assert_values([1, 2, 0])
-    assert tp.requested == 0
-    ts.request(2)
-    assert tp.requested == 2
-    ts.assert_no_violations()
-
-
 def test_buffer_until_last_list_waits_for_demand() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     ts: TestSubscriber[list[int]] = TestSubscriber(1)
@@ -229,30 +209,6 @@ def test_buffer_until_cancel_stops_upstream() -> None:
     ts.cancel()
     assert tp.was_cancelled
     ts.assert_values([1, 0]).assert_not_complete().assert_no_violations()
-
-
-def test_rule_3_9_buffer_until_bad_request() -> None:
-    ts: TestSubscriber[list[int]] = TestSubscriber(0)
-    Flowable.just(1, 0).hide().buffer_until(is_zero).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
-
-
-def test_rule_3_9_buffer_until_bad_request_while_the_last_list_waits() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()
-    ts: TestSubscriber[list[int]] = TestSubscriber(1)
-    Flowable.from_publisher(tp).buffer_until(is_zero, cut_before=True).subscribe(ts)
-    tp.next(1)
-    tp.next(0)
-    tp.complete()  # [0] waits for demand
-    ts.request(0)
-    ts.assert_values([1]).assert_error(ValueError, match="3.9").assert_no_violations()
-
-
-def test_rule_2_13_buffer_until_none_element_from_source() -> None:
-    with plugins.collect_errors():
-        ts = Flowable.from_iterable([1, None, 0]).hide().buffer_until(is_zero).test()
-    ts.assert_error((TypeError, NoneElementError)).assert_no_violations()
 
 
 @pytest.mark.parametrize(
@@ -327,27 +283,6 @@ def test_property_window_predicate_matches_model(
     ts.assert_complete().assert_no_violations()
 
 
-def test_rule_1_1_window_until_upstream_bounded_by_prefetch_and_replenished_as_consumed() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()  # raises on an element beyond demand (rule 1.1)
-    main = Grab(0, inner_request=0)
-    Flowable.from_publisher(tp).window_until(is_zero, prefetch=4).subscribe(main)
-    tp.assert_was_not_requested()  # nothing before the first request
-    main.request(1)
-    assert tp.requested == 4
-    tp.next(1)
-    main.assert_value_count(1)
-    inner = main.inners[0]
-    tp.next(2, 3, 4)
-    assert tp.requested == 0  # four elements wait in the window: no more
-    inner.request(2)
-    inner.assert_values(1, 2)
-    assert tp.requested == 0  # 2 < limit (3): not yet
-    inner.request(1)
-    assert tp.requested == 3  # replenished in a batch
-    inner.assert_values(1, 2, 3).assert_no_violations()
-    main.assert_no_violations()
-
-
 def test_window_until_window_waits_for_main_demand() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     main = Grab(1)
@@ -392,15 +327,6 @@ def test_window_until_window_cancel_drops_and_replenishes() -> None:
     ts.assert_result(1, 9).assert_no_violations()
 
 
-def test_rule_3_13_window_until_main_cancel_with_no_window_cancels_upstream() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()
-    main: TestSubscriber[Flowable[int]] = TestSubscriber()
-    Flowable.from_publisher(tp).window_until(is_zero).subscribe(main)
-    main.cancel()
-    assert tp.was_cancelled
-    main.assert_no_violations()
-
-
 def test_window_until_main_cancel_keeps_a_subscribed_open_window_running() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     main = Grab()
@@ -440,29 +366,6 @@ def test_window_until_raising_predicate() -> None:
     check_raising(lambda f: f.window_while(pred).flat_map(lambda w: w), DATA)
 
 
-def test_rule_3_9_window_until_bad_request() -> None:
-    main: TestSubscriber[Flowable[int]] = TestSubscriber(0)
-    tp: TestPublisher[int] = TestPublisher.create()
-    Flowable.from_publisher(tp).window_until(is_zero).subscribe(main)
-    main.request(-1)
-    main.assert_error(ValueError, match="3.9").assert_no_violations()
-    assert tp.was_cancelled
-
-
-def test_rule_2_12_window_until_window_is_unicast() -> None:
-    main: TestSubscriber[Flowable[int]] = TestSubscriber()
-    tp: TestPublisher[int] = TestPublisher.create()
-    Flowable.from_publisher(tp).window_until(is_zero).subscribe(main)
-    tp.next(1)
-    w = main.values[0]
-    a: TestSubscriber[int] = TestSubscriber()
-    b: TestSubscriber[int] = TestSubscriber()
-    w.subscribe(a)
-    w.subscribe(b)
-    b.assert_error(Exception)
-    a.assert_values(1).assert_no_violations()
-
-
 def test_window_until_one_by_one() -> None:
     ts = run_one_by_one(windows_as_lists(Flowable.range(0, 20).window_until(lambda x: x % 3 == 0, prefetch=2)))
     ts.assert_complete().assert_no_violations()
@@ -474,27 +377,6 @@ def test_window_while_large_stream_with_small_prefetch_completes() -> None:
     ts = Flowable.range(0, n).window_while(lambda x: x % 10 != 0, prefetch=3).flat_map(lambda w: w.count()).test()
     ts.await_done(5).assert_complete().assert_no_violations()
     assert sum(ts.values) == n - n // 10
-
-
-@pytest.mark.parametrize("hidden", [False, True])
-def test_rule_3_12_buffer_until_cancel_inside_on_next_stops_the_predicate(hidden: bool) -> None:
-    # the fused source hands over batches under unbounded demand: the batch loop stops too
-    calls: list[int] = []
-
-    def pred(x: int) -> bool:
-        calls.append(x)
-        return x % 3 == 2
-
-    class CancelAfterFirst(TestSubscriber[list[int]]):
-        def on_next(self, item: list[int]) -> None:
-            super().on_next(item)
-            self.cancel()
-
-    src = Flowable.range(0, 1000)
-    ts = CancelAfterFirst()
-    (src.hide() if hidden else src).buffer_until(pred).subscribe(ts)
-    ts.assert_values([0, 1, 2]).assert_no_violations()
-    assert calls == [0, 1, 2]
 
 
 def test_buffer_until_batch_path_requests_replacements_under_bounded_demand() -> None:
@@ -531,27 +413,3 @@ def test_window_while_windows_cancelled_on_other_threads_do_not_stall() -> None:
     )
     ts.await_done(20).assert_complete().assert_no_violations()
     assert len(ts.values) == 3 * (n // 40)
-
-
-@pytest.mark.parametrize("hidden", [False, True])
-def test_rule_1_1_window_until_batch_source_stays_within_prefetch(hidden: bool) -> None:
-    # a fused range hands over batches of what was requested: still at most prefetch in flight
-    pulled: list[int] = []
-    src = Flowable.range(0, 1000)
-    src = (src.hide() if hidden else src).do_on_next(pulled.append)
-    main = Grab(inner_request=0)
-    src.window_until(lambda x: x % 100 == 99, prefetch=16).subscribe(main)
-    assert len(pulled) == 16
-    main.assert_value_count(1)
-    inner = main.inners[0]
-    inner.request(5)
-    assert len(pulled) == 16  # 5 consumed: below the replenish limit (12)
-    inner.request(7)
-    assert len(pulled) == 28  # 12 consumed: replenished in one batch
-    inner.assert_values(*range(12))
-    inner.request(2**63 - 1)
-    inner.assert_result(*range(100)).assert_no_violations()
-    # the second window's subscriber requests nothing: what it holds is all that is in flight
-    assert 100 < len(pulled) <= 100 + 16
-    assert len(main.inners[1].values) == 0
-    main.assert_not_complete().assert_no_violations()

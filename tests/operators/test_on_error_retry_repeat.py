@@ -88,28 +88,6 @@ def test_on_error_return_bad_arguments() -> None:
         Flowable.just(1).on_error_return(5)  # type: ignore[arg-type]
 
 
-def test_rule_3_9_on_error_return_bad_request_is_not_recovered() -> None:
-    src = CountingSource(Flowable.never())
-    ts = Flowable.from_publisher(src).on_error_return(lambda e: -1).test(0)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
-    assert src.cancels == 1
-
-
-@pytest.mark.parametrize("hide", [False, True])
-def test_rule_3_9_on_error_return_bad_request_while_the_fallback_value_is_held(hide: bool) -> None:
-    # the error arrived with no demand left: the fallback value waits; a bad request then is
-    # signalled (not ignored), and the held value never follows it
-    src: Flowable[int] = Flowable.concat(Flowable.just(1, 2), Flowable.error(RuntimeError("boom")))
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    (src.hide() if hide else src).on_error_return(lambda e: -1).subscribe(ts)
-    ts.request(2)
-    ts.assert_values(1, 2).assert_not_terminated()
-    ts.request(0)
-    ts.request(5)
-    ts.assert_values(1, 2).assert_error(ValueError, match="3.9").assert_no_violations()
-
-
 # ---------------------------------------------------------------------------------------------
 # on_error_resume_next
 
@@ -163,14 +141,6 @@ def test_on_error_resume_next_not_subscribed_without_error() -> None:
     assert fb.subscriptions == 0
 
 
-def test_rule_3_9_on_error_resume_next_bad_request_is_not_recovered() -> None:
-    fb = CountingSource(Flowable.just(1))
-    ts = Flowable.never().on_error_resume_next(fb).test(0)
-    ts.request(-5)
-    ts.assert_error(ValueError).assert_no_values().assert_no_violations()
-    assert fb.subscriptions == 0
-
-
 # ---------------------------------------------------------------------------------------------
 # on_error_complete
 
@@ -191,10 +161,6 @@ def test_on_error_complete_predicate() -> None:
     ts.assert_error(ExceptionGroup).assert_no_violations()
     with pytest.raises(TypeError):
         Flowable.just(1).on_error_complete(3)  # type: ignore[arg-type]
-
-
-def test_rule_3_9_on_error_complete_bad_request_is_not_swallowed() -> None:
-    Flowable.never().on_error_complete().test(0).request(0).assert_error(ValueError).assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,14 +222,6 @@ def test_retry_bad_arguments() -> None:
         Flowable.just(1).retry(1.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         Flowable.just(1).retry(1, 5)  # type: ignore[arg-type]
-
-
-def test_rule_3_9_retry_bad_request_is_not_retried() -> None:
-    src = CountingSource(Flowable.never())
-    ts = Flowable.from_publisher(src).retry().test(0)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
-    assert src.subscriptions == 1 and src.cancels == 1
 
 
 def test_retry_cancel_stops_resubscribing() -> None:
@@ -339,10 +297,6 @@ def test_repeat_bad_arguments() -> None:
         Flowable.just(1).repeat(-1)
     with pytest.raises(TypeError):
         Flowable.just(1).repeat("3")  # type: ignore[arg-type]
-
-
-def test_rule_3_9_repeat_bad_request() -> None:
-    Flowable.never().repeat(3).test(0).request(0).assert_error(ValueError).assert_no_violations()
 
 
 def test_repeat_one_million_fused() -> None:

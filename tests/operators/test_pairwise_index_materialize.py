@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from operators.harness import Boom, check_raising, check_scenarios, run_one_by_one
-from rstreams import BadRequestError, Flowable, NoneElementError
+from rstreams import Flowable, NoneElementError
 from rstreams.flowable import Notification
 from rstreams.testing import TestPublisher, TestSubscriber
 
@@ -64,21 +64,6 @@ def test_pairwise_upstream_error_passes_through() -> None:
 def test_pairwise_none_from_upstream_is_rule_2_13() -> None:
     for src in (Flowable.just(1, 2, 3).map(lambda x: None if x == 3 else x), Flowable.just(1, 2, 3).hide().map(lambda x: None if x == 3 else x)):
         src.pairwise().test().assert_values((1, 2)).assert_error(NoneElementError).assert_no_violations()
-
-
-def test_rule_3_9_pairwise_non_positive_request() -> None:
-    ts: TestSubscriber[Any] = TestSubscriber(0)
-    Flowable.range(0, 5).hide().pairwise().subscribe(ts)
-    ts.request(-1)
-    ts.assert_error(BadRequestError).assert_no_violations()
-
-
-def test_rule_3_12_pairwise_nothing_after_cancel() -> None:
-    ts: TestSubscriber[Any] = TestSubscriber(1)
-    Flowable.range(0, 5).hide().pairwise().subscribe(ts)
-    ts.cancel()
-    ts.request(3)
-    ts.assert_values((0, 1)).assert_not_terminated().assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,31 +178,6 @@ def test_materialize_cancel_before_the_terminal_notification_drops_it() -> None:
     ts.cancel()
     ts.request(1)
     ts.assert_values(Notification.of_next(1)).assert_not_terminated().assert_no_violations()
-
-
-def test_rule_3_9_materialize_non_positive_request() -> None:
-    ts: TestSubscriber[Any] = TestSubscriber(0)
-    Flowable.range(0, 3).materialize().subscribe(ts)
-    ts.request(0)
-    ts.assert_error(BadRequestError).assert_no_violations()
-
-
-@pytest.mark.parametrize("hide", [False, True])
-@pytest.mark.parametrize("fails", [False, True])
-def test_rule_3_9_materialize_non_positive_request_while_the_terminal_notification_is_held(
-    hide: bool, fails: bool
-) -> None:
-    # the upstream terminated with no demand left: the terminal notification waits; a bad request
-    # then is still signalled (not ignored), and the held notification never follows it
-    src: Flowable[int] = Flowable.concat(Flowable.just(1, 2), Flowable.error(Boom())) if fails else Flowable.just(1, 2)
-    ts: TestSubscriber[Any] = TestSubscriber(0)
-    (src.hide() if hide else src).materialize().subscribe(ts)
-    ts.request(2)
-    ts.assert_value_count(2).assert_not_terminated()
-    ts.request(0)
-    ts.request(5)
-    ts.assert_values(Notification.of_next(1), Notification.of_next(2)).assert_error(BadRequestError)
-    ts.assert_no_violations()
 
 
 def test_materialize_non_positive_request_after_the_terminal_notification_is_ignored() -> None:

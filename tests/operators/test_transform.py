@@ -45,14 +45,6 @@ def raiser(*_: Any) -> Any:
     raise Boom("callback")
 
 
-def upstream_requests(op: Any, data: list[Any], initial: int) -> tuple[list[int], TestSubscriber[Any]]:
-    """The requests ``op`` makes to a hidden upstream when the downstream requests ``initial``."""
-    calls: list[int] = []
-    ts: TestSubscriber[Any] = TestSubscriber(initial)
-    op(Flowable.from_iterable(data).hide().do_on_request(calls.append)).subscribe(ts)
-    return calls, ts
-
-
 # ----------------------------------------------------------------------------------------------
 # flat_map_iterable
 
@@ -103,21 +95,6 @@ def test_flat_map_iterable_backpressure_within_one_inner() -> None:
         ts.assert_values(0, 1, 2).assert_not_complete()
         ts.request(97)
         ts.assert_value_count(100).assert_complete().assert_no_violations()
-
-
-def test_rule_1_1_flat_map_iterable_prefetches_upstream_in_batches() -> None:
-    calls, ts = upstream_requests(lambda f: f.flat_map_iterable(lambda x: [x]), list(range(300)), 1)
-    assert calls[0] == 128
-    ts.request(MAX)
-    ts.assert_value_count(300).assert_complete().assert_no_violations()
-    assert all(c == 96 for c in calls[1:])  # limit = prefetch - prefetch // 4
-
-
-def test_rule_3_9_flat_map_iterable_bad_request() -> None:
-    for _, src in both([1, 2]):
-        ts = src.flat_map_iterable(lambda x: [x]).test(0)
-        ts.request(0)
-        ts.assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_flat_map_iterable_cross_thread_upstream() -> None:
@@ -185,21 +162,6 @@ def test_scan_seed_error_overtakes_seed() -> None:
     ts.assert_no_values().assert_error(Boom).assert_no_violations()
 
 
-def test_rule_1_1_scan_seed_uses_one_unit_of_demand() -> None:
-    calls, ts = upstream_requests(lambda f: f.scan(lambda a, b: a + b, 0), [1, 2, 3], 2)
-    ts.assert_values(0, 1).assert_not_complete()
-    assert calls == [1]
-    ts.request(5)
-    ts.assert_result(0, 1, 3, 6).assert_no_violations()
-
-
-def test_rule_3_9_scan_seed_bad_request_before_seed() -> None:
-    for _, src in both([1, 2]):
-        ts = src.scan(lambda a, b: a + b, 0).test(0)
-        ts.request(-1)
-        ts.assert_no_values().assert_error(ValueError, match="3.9").assert_no_violations()
-
-
 def test_scan_seed_cross_thread_requests() -> None:
     tp: TestPublisher[int] = TestPublisher.create()
     ts: TestSubscriber[int] = TestSubscriber(0)
@@ -264,36 +226,6 @@ def test_buffer_none_element_fused_and_hidden() -> None:
         src.buffer(2).test().assert_values([1, 2]).assert_error(TypeError).assert_no_violations()
 
 
-def test_rule_1_1_buffer_exact_requests_n_times_count() -> None:
-    calls, ts = upstream_requests(lambda f: f.buffer(3), list(range(20)), 2)
-    assert calls == [6]
-    ts.request(1)
-    assert calls == [6, 3]
-    ts.assert_values([0, 1, 2], [3, 4, 5], [6, 7, 8]).assert_no_violations()
-
-
-def test_rule_1_1_buffer_skip_first_request_leaves_out_the_last_gap() -> None:
-    calls, ts = upstream_requests(lambda f: f.buffer(2, 5), list(range(30)), 3)
-    assert calls == [3 * 2 + 2 * 3]
-    ts.request(2)
-    assert calls[1] == 2 * 5
-    ts.assert_values([0, 1], [5, 6], [10, 11], [15, 16], [20, 21]).assert_no_violations()
-
-
-def test_rule_1_1_buffer_overlapping_first_request() -> None:
-    calls, ts = upstream_requests(lambda f: f.buffer(4, 1), list(range(30)), 2)
-    assert calls == [4 + 1]
-    ts.request(3)
-    assert calls[1] == 3
-    ts.assert_values([0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6], [4, 5, 6, 7]).assert_no_violations()
-
-
-def test_rule_1_1_buffer_unbounded_demand_is_capped() -> None:
-    calls, ts = upstream_requests(lambda f: f.buffer(3), list(range(7)), MAX)
-    assert calls == [MAX]
-    ts.assert_result([0, 1, 2], [3, 4, 5], [6]).assert_no_violations()
-
-
 def test_buffer_overlapping_tail_is_emitted_under_demand_after_completion() -> None:
     ts = Flowable.range(0, 4).hide().buffer(3, 1).test(1)
     ts.assert_values([0, 1, 2]).assert_not_complete()
@@ -303,23 +235,6 @@ def test_buffer_overlapping_tail_is_emitted_under_demand_after_completion() -> N
     ts.assert_values([0, 1, 2], [1, 2, 3], [2, 3]).assert_not_complete()
     ts.request(5)
     ts.assert_result([0, 1, 2], [1, 2, 3], [2, 3], [3]).assert_no_violations()
-
-
-def test_rule_3_9_buffer_bad_request() -> None:
-    for count, skip in [(2, 2), (2, 3), (3, 1)]:
-        for _, src in both(list(range(10))):
-            ts = src.buffer(count, skip).test(0)
-            ts.request(0)
-            ts.assert_error(ValueError, match="3.9").assert_no_violations()
-
-
-def test_rule_3_9_buffer_overlapping_bad_request_in_the_tail() -> None:
-    ts = Flowable.range(0, 4).hide().buffer(3, 1).test(1)
-    ts.assert_values([0, 1, 2])
-    ts.request(-5)
-    ts.assert_values([0, 1, 2]).assert_error(ValueError, match="3.9").assert_no_violations()
-    ts.request(5)
-    ts.assert_value_count(1).assert_no_violations()
 
 
 def test_buffer_cross_thread_tail() -> None:
@@ -345,52 +260,6 @@ def test_property_buffer(data: list[int], pattern: list[int], count: int, skip: 
 
 # ----------------------------------------------------------------------------------------------
 # rule 3.3: request from inside on_next, one at a time, over a stream longer than the recursion limit
-
-
-class _OneByOne(TestSubscriber[Any]):
-    def on_next(self, item: Any) -> None:
-        super().on_next(item)
-        self.request(1)
-
-
-@pytest.mark.parametrize(
-    "op",
-    [
-        lambda f: f.flat_map_iterable(lambda x: [x]),
-        lambda f: f.scan(lambda a, b: b, 0),
-        lambda f: f.buffer(1),
-        lambda f: f.buffer(2, 1),
-        lambda f: f.buffer(1, 2),
-        lambda f: f.take_last(3000),
-        lambda f: f.skip_while(lambda x: x < 2000),
-        lambda f: f.distinct(lambda x: x // 2),
-        lambda f: f.distinct_until_changed(lambda x: x // 2),
-        lambda f: f.skip_last(10),
-        lambda f: f.default_if_empty(1),
-        lambda f: f.take_until(Flowable.never()),
-    ],
-    ids=[
-        "flat_map_iterable",
-        "scan_seed",
-        "buffer",
-        "buffer_overlap",
-        "buffer_skip",
-        "take_last",
-        "skip_while",
-        "distinct",
-        "duc",
-        "skip_last",
-        "default_if_empty",
-        "take_until_publisher",
-    ],
-)
-def test_rule_3_3_one_by_one_requests_do_not_recurse(op: Any) -> None:
-    n = 5000
-    for _, src in both(list(range(n))):
-        ts = _OneByOne(1)
-        op(src).subscribe(ts)
-        ts.await_done(5).assert_complete().assert_no_errors().assert_no_violations()
-        assert len(ts.values) > 0
 
 
 @pytest.mark.parametrize("make", [lambda f: f.flat_map_iterable(42), lambda f: f.scan(42), lambda f: f.scan(42, 0)])
