@@ -356,17 +356,6 @@ def test_from_future_cancel_stops_timer_and_ignores_result(undeliverable: list[B
     assert not undeliverable
 
 
-def test_rule_3_9_from_future_request_zero_signals_value_error() -> None:
-    fut: concurrent.futures.Future[int] = concurrent.futures.Future()
-    ts = Flowable.from_future(fut, timeout=30).test(0)
-    ts.request(0)
-    ts.assert_error(ValueError).assert_no_violations()
-    assert "3.9" in str(ts.errors[0])
-    _await_no_timer_threads()
-    fut.set_result(1)
-    ts.assert_no_values()
-
-
 def test_from_future_race_value_vs_request() -> None:
     with concurrent.futures.ThreadPoolExecutor(2) as ex:
         for _ in range(50):
@@ -387,13 +376,3 @@ def test_from_future_bad_arguments() -> None:
         Flowable.from_future(concurrent.futures.Future(), timeout=-1)
     with pytest.raises(TypeError):
         Flowable.from_future(concurrent.futures.Future(), timeout="1")  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("eager", [True, False])
-def test_rule_3_9_using_request_zero_signals_value_error(eager: bool) -> None:
-    disposed: list[int] = []
-    ts = Flowable.using(lambda: 1, lambda r: Flowable.range(0, 10), disposed.append, eager).test(0)
-    ts.request(0)
-    ts.assert_error(ValueError).assert_no_values().assert_no_violations()
-    assert "3.9" in str(ts.errors[0])
-    assert disposed == [1]
