@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
 from rstreams._internal.atomics import AtomicInt
 from rstreams._internal.requests import MAX_DEMAND, request_or_park
-from rstreams.errors import BadRequestError
 
 
 def _never(err: BaseException) -> None:
@@ -29,23 +26,6 @@ def test_demand_is_capped_and_sticky_at_max_demand() -> None:
     assert r.get() == MAX_DEMAND
     assert request_or_park(r, 1, _never) is False
     assert r.get() == MAX_DEMAND
-
-
-@pytest.mark.parametrize("bad", [0, -1, True, 1.0, "1", None])
-def test_rule_3_9_bad_amount_is_parked_and_wakes_the_owner_with_one(bad: object) -> None:
-    r = AtomicInt(0)
-    parked: list[BaseException] = []
-    assert request_or_park(r, bad, parked.append) is True  # type: ignore[arg-type]
-    assert len(parked) == 1 and isinstance(parked[0], BadRequestError)
-    assert r.get() == 1  # one unit, only to wake the loop that signals the parked error
-
-
-def test_rule_3_9_bad_amount_while_a_loop_runs_does_not_take_the_loop() -> None:
-    r = AtomicInt(4)
-    parked: list[BaseException] = []
-    assert request_or_park(r, 0, parked.append) is False
-    assert len(parked) == 1
-    assert r.get() == 5
 
 
 def test_concurrent_requests_elect_exactly_one_owner() -> None:
