@@ -20,13 +20,13 @@ from .._internal.drain import (
     post_complete,
     post_complete_request,
 )
-from .._internal.requests import validate_request
+from .._internal.requests import request_or_error, validate_request
 from .._internal.subscriptions import CANCELLED, EMPTY, DeferredSubscription, report_double_subscription
 from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "MappedInnersMain", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
+__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "FirstErrorDrain", "MappedInnersMain", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -190,6 +190,35 @@ def variadic_sources(args: tuple[Any, ...]) -> tuple[Any, ...]:
     if len(args) == 1 and not hasattr(args[0], "subscribe") and hasattr(args[0], "__iter__"):
         return tuple(args[0])
     return args
+
+
+class FirstErrorDrain:
+    """The Subscription of a coordinator whose inners (``QueuedInner``) feed one queue-drain
+    (``merge``, ``zip``): the first error, an inner's or a rule 3.9 request's, takes the
+    ``_error`` slot (an ``AtomicRef``; race: errors of inners on several threads) and the drain
+    delivers it; a later one goes to the undeliverable-error hook. Subclasses name themselves in
+    ``_op`` and hold ``_requested``, ``_error`` and ``drain``."""
+
+    __slots__ = ()
+    _op = "?"
+    _requested: AtomicInt
+    _error: AtomicRef[BaseException | None]
+
+    def drain(self) -> None:  # pragma: no cover - every subclass drains
+        raise NotImplementedError
+
+    def inner_error(self, error: BaseException) -> None:
+        if self._error.compare_and_set(None, error):
+            self.drain()
+        else:
+            plugins.on_error(error, f"{self._op}: error after termination or a first error")
+
+    def request(self, n: int) -> None:
+        err = request_or_error(self._requested, n)
+        if err is not None:  # rule 3.9, delivered by the drain
+            self.inner_error(err)
+            return
+        self.drain()
 
 
 class MappedInnersMain:

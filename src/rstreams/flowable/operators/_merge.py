@@ -26,14 +26,13 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, TypeVar, final
 
-from ..._internal import plugins
 from ..._internal.arguments import check_bool, positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Publisher, Subscriber
-from .._base import as_flowable, variadic_sources
+from .._base import FirstErrorDrain, as_flowable, variadic_sources
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
@@ -45,8 +44,9 @@ T = TypeVar("T")
 
 
 
-class _MergeSubscription:
+class _MergeSubscription(FirstErrorDrain):
     _rs_no_wrap = True
+    _op = "merge"
     __slots__ = (
         "_downstream",
         "_sources",
@@ -78,20 +78,7 @@ class _MergeSubscription:
         self._error: AtomicRef[BaseException | None] = AtomicRef(None)  # first error wins
         self._cancelled = False
 
-    # signals -----------------------------------------------------------------------------------
-    def inner_error(self, error: BaseException) -> None:
-        if self._error.compare_and_set(None, error):
-            self.drain()
-        else:
-            plugins.on_error(error, "merge: error after termination or a first error")
-
-    def request(self, n: int) -> None:
-        err = request_or_error(self._requested, n)
-        if err is not None:  # rule 3.9, delivered by the drain
-            self.inner_error(err)
-            return
-        self.drain()
-
+    # signals (FirstErrorDrain: inner_error, request) ---------------------------------------------
     def cancel(self) -> None:
         if self._cancelled:
             return

@@ -36,10 +36,10 @@ from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.drain import enter, leave
-from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced
 from ..._internal.subscribers import NOOP_SUBSCRIBER
 from ..._spec import Subscriber
-from .._base import as_flowable, none_result_error, variadic_sources
+from .._base import FirstErrorDrain, as_flowable, none_result_error, variadic_sources
 from .._flowable import Flowable
 from .._fused import FusedFlowable, Fusion, Sizer, batch_sink, none_checked
 from ._inner import QueuedInner, pop_run
@@ -53,8 +53,9 @@ _not_none: Final = partial(is_not, None)
 
 
 @final
-class _ZipCoordinator:
+class _ZipCoordinator(FirstErrorDrain):
     _rs_no_wrap = True
+    _op = "zip"
     __slots__ = ("_downstream", "_zipper", "_inners", "_requested", "_wip", "_error", "_cancelled", "_downstream_cancelled")
 
     def __init__(self, downstream: Subscriber[Any], zipper: Callable[..., Any] | None, n: int, prefetch: int) -> None:
@@ -75,22 +76,6 @@ class _ZipCoordinator:
             if self._downstream_cancelled or self._error.get() is not None:
                 return
             src.subscribe(inner)
-
-    def fail(self, error: BaseException) -> None:
-        if self._error.compare_and_set(None, error):
-            self.drain()
-        else:
-            plugins.on_error(error, "zip: error after termination or a first error")
-
-    def inner_error(self, error: BaseException) -> None:
-        self.fail(error)
-
-    def request(self, n: int) -> None:
-        err = request_or_error(self._requested, n)
-        if err is not None:  # rule 3.9, delivered by the drain
-            self.fail(err)
-            return
-        self.drain()
 
     def cancel(self) -> None:
         if self._cancelled:
