@@ -125,3 +125,17 @@ def _operator_lambdas(ctx: Context) -> list[Row]:
         .blocking_first()
     )
     return windows  # type: ignore[no-any-return]
+
+
+@B.variant("peer: the same with early_every=4 (about two early results per user and window, filtered out)")
+def _operator_early(ctx: Context) -> list[Row]:
+    F = flowable()
+    windows = (
+        F.from_iterable(_data(ctx))
+        .tumbling_window(SIZE, timestamp=itemgetter(1), key=itemgetter(0), allowed_lateness=LATENESS,
+                         aggregate="count", early_every=4)
+        .filter(lambda w: w.final)
+        .to_list()
+        .blocking_first()
+    )
+    return windows  # type: ignore[no-any-return]
