@@ -37,15 +37,14 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from itertools import repeat, starmap
-from typing import Any, Final, TypeVar, final
+from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.drain import ErrorCollector
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
-from ..._internal.subscriptions import CANCELLED, EMPTY
-from ..._spec import Publisher, Subscriber, Subscription
-from .._base import none_result_error
+from ..._internal.subscriptions import EMPTY
+from ..._spec import Publisher, Subscriber
+from .._base import MappedInnersMain, none_result_error
 from .._flowable import Flowable
 from .._fused import batch_sink
 from ..sources._basic import NOTHING, scalar_value
@@ -56,34 +55,23 @@ __all__ = ["flat_map", "FlatMapSubscriber"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-_MAX: Final = MAX_DEMAND
 
 
-class FlatMapSubscriber:
+class FlatMapSubscriber(MappedInnersMain):
     """The outer subscriber and the downstream's Subscription."""
 
-    _rs_no_wrap = True
+    _op = "flat_map"
     __slots__ = (
-        "_downstream",
-        "_mapper",
         "_max_concurrency",
-        "_prefetch",
         "_delay_error",
-        "_upstream",
-        "_requested",
-        "_wip",
         "_inners",
         "_lock",
         "_scalars",
-        "_errors",
-        "_done",
-        "_cancelled",
         "_outer_pending",
         "_unbounded_outer",
         "_scalar_limit",
         "_ready",
         "_finished",
-        "__weakref__",
     )
 
     def __init__(
@@ -94,15 +82,10 @@ class FlatMapSubscriber:
         prefetch: int,
         delay_error: bool,
     ) -> None:
-        self._downstream: Subscriber[Any] | None = downstream
-        self._mapper = mapper
+        super().__init__(downstream, mapper, prefetch)
         self._max_concurrency = max_concurrency
         self._unbounded_outer = max_concurrency is None
-        self._prefetch = prefetch
         self._delay_error = delay_error
-        self._upstream: Subscription = CANCELLED
-        self._requested = AtomicInt(0)
-        self._wip = AtomicInt(0)  # race: inners/requests from many threads, one emitter (rule 1.3)
         # live inners, a dict as an ordered set (O(1) add/remove); race: the outer's thread adds,
         # the emitter removes, cancel swaps it: every access that mutates or iterates holds _lock
         self._inners: dict[PrefetchInner, None] = {}
@@ -111,9 +94,6 @@ class FlatMapSubscriber:
         self._ready: deque[PrefetchInner] = deque()
         self._finished: deque[PrefetchInner] = deque()  # completed inners, one entry each
         self._scalars: deque[Any] = deque()
-        self._errors = ErrorCollector()
-        self._done = False
-        self._cancelled = False
         # scalar and empty() results whose slot was freed but not yet re-requested from the outer.
         # One counter for both (race: the emitter and the outer's thread add to it): two separate
         # counters could each hold up to _scalar_limit - 1 slots, together max_concurrency, and the
@@ -125,17 +105,9 @@ class FlatMapSubscriber:
         )
 
     # -- outer --------------------------------------------------------------------------------
-    def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()
-            return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            mc = self._max_concurrency
-            subscription.request(_MAX if mc is None else mc)
+    def _outer_request(self) -> int:
+        mc = self._max_concurrency
+        return MAX_DEMAND if mc is None else mc
 
     def on_next(self, item: Any, mapped: Any = NOTHING) -> None:
         if self._done or self._cancelled:
@@ -242,7 +214,7 @@ class FlatMapSubscriber:
                         if self._cancelled:  # rule 3.12: a cancel from on_next stops at once
                             break
                         on_next(v)
-                if r < _MAX:
+                if r < MAX_DEMAND:
                     produced(self._requested, k)
                 self._slots_freed(k)
             if k < n:
@@ -269,13 +241,6 @@ class FlatMapSubscriber:
                 inners = list(self._inners)
             for inner in inners:
                 inner.cancel()
-        self._drain()
-
-    def on_complete(self) -> None:
-        if self._done:
-            return
-        self._done = True
-        self._upstream = EMPTY  # rule 2.4: a completed outer is not cancelled when flat_map ends
         self._drain()
 
     def _slots_freed(self, n: int) -> None:
@@ -341,7 +306,7 @@ class FlatMapSubscriber:
         r = self._requested._value
         if d is not None and r != 0 and not queue:
             d.on_next(value)
-            if r < _MAX:
+            if r < MAX_DEMAND:
                 produced(self._requested, 1)
             return True
         queue.append(value)
@@ -438,7 +403,7 @@ class FlatMapSubscriber:
                             if self._cancelled:  # rule 3.12: a cancel from on_next stops at once
                                 break
                         k = e
-                    if r < _MAX:
+                    if r < MAX_DEMAND:
                         produced(self._requested, k)
                     freed = 0
                     with self._lock:  # O(1) each, identity (see _remove)
@@ -534,7 +499,7 @@ class FlatMapSubscriber:
                     return
             ready = self._ready
             while ready:
-                if e == r and r < _MAX:
+                if e == r and r < MAX_DEMAND:
                     break  # no demand left: the entries stay for the next pass
                 inner = ready.popleft()
                 q = inner.queue
@@ -566,7 +531,7 @@ class FlatMapSubscriber:
                 inner = finished.popleft()
                 if not inner.queue and self._remove(inner):
                     replenish += 1
-            if e and r < _MAX:
+            if e and r < MAX_DEMAND:
                 produced(requested, e)
             if replenish:
                 self._request_outer(replenish)  # finished inners free their slots at once
@@ -592,7 +557,7 @@ class FlatMapSubscriber:
 
 def _run_length(r: int, e: int, available: int) -> int:
     """How many of ``available`` queued elements demand allows after ``e`` of ``r`` were emitted."""
-    if r >= _MAX:
+    if r >= MAX_DEMAND:
         return available
     left = r - e
     return available if available < left else left

@@ -108,8 +108,6 @@ T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
 
-_MAX: Final = MAX_DEMAND
-
 
 class GroupedFlowable(Flowable[V], Generic[K, V]):
     """One group of :meth:`Flowable.group_by`: a Flowable of the values whose key is ``key``.
@@ -401,7 +399,7 @@ class _GroupBySubscriber:
             self.replenish(1)  # no new groups after the main cancel: drop the element
             return
         r = self._requested._value
-        if r < _MAX and r <= self._emitted_groups:
+        if r < MAX_DEMAND and r <= self._emitted_groups:
             self._fail(
                 MissingBackpressureError(
                     f"group_by(): could not emit the new group for key {key!r} (group #{self._emitted_groups + 1}): "
@@ -976,7 +974,7 @@ class _PullSubscription:
         """Add ``n`` permits; True when the caller now owns the pull loop (must :meth:`run` it)."""
         with self._lock:
             p = self._permits + n
-            self._permits = _MAX if p >= _MAX else p
+            self._permits = MAX_DEMAND if p >= MAX_DEMAND else p
             w = self._wip
             self._wip = w + 1
         return w == 0
@@ -1149,7 +1147,7 @@ class GroupFold:
 
     # -- the group's subscriber side (serialized by the group's drain) -----------------------------
     def on_subscribe(self, subscription: Subscription) -> None:  # pragma: no cover - attach, not subscribe
-        subscription.request(_MAX)
+        subscription.request(MAX_DEMAND)
 
     def on_next(self, item: Any) -> None:
         try:

@@ -57,7 +57,6 @@ from ...errors import ProtocolViolationError
 
 __all__ = ["UnicastGroup"]
 
-_MAX: Final = MAX_DEMAND
 _SUBSCRIBED: Final = 1  # a subscriber arrived (the next one gets the rule 2.12 error)
 _ABANDONED: Final = 2  # the parent found nobody subscribed during its on_next
 _RELEASED: Final = 4  # on_release ran
@@ -162,7 +161,7 @@ class UnicastGroup:
         ``on_subscribe``; the sink cancels through :meth:`cancel`)."""
         self.downstream = sink  # before wip: a drain running elsewhere passes again and sees it
         with self._lock:  # unbounded demand and the drain's entry in one round trip
-            self.requested = _MAX
+            self.requested = MAX_DEMAND
             w = self.wip
             if w == 0 and not self.q and not self.done and not self.cancelled:
                 # nothing to drain and no drain running: do what its pass would, publish the
@@ -188,9 +187,9 @@ class UnicastGroup:
                 return
         with self._lock:  # capped, sticky at MAX (race: request vs the drain's produced)
             r = self.requested
-            if r < _MAX:
+            if r < MAX_DEMAND:
                 r += n
-                self.requested = _MAX if r >= _MAX else r
+                self.requested = MAX_DEMAND if r >= MAX_DEMAND else r
         self.drain()
 
     def cancel(self) -> None:
@@ -303,7 +302,7 @@ class UnicastGroup:
                     else:
                         r = self.requested
                         n = len(q) if q else 0
-                        if r < _MAX and n > r:
+                        if r < MAX_DEMAND and n > r:
                             n = r
                         if n and q is not None:
                             e = 0
@@ -312,7 +311,7 @@ class UnicastGroup:
                             while e < n and not self.cancelled:
                                 on_next(pop())
                                 e += 1
-                            if r < _MAX:
+                            if r < MAX_DEMAND:
                                 with lock:  # once per batch (race: a concurrent request adds)
                                     self.requested -= e
                             rep = self.replenish
@@ -320,7 +319,7 @@ class UnicastGroup:
                                 rep(e)
                         if done and not q and not self.cancelled:
                             self._finish(d)
-                        elif r >= _MAX and not q and self.fast is None and not self.cancelled:
+                        elif r >= MAX_DEMAND and not q and self.fast is None and not self.cancelled:
                             # publish the producer's fast path (see the module docstring): set inside
                             # the drain, after emptying the queue
                             self.fast = d
