@@ -32,8 +32,8 @@ for some of its windows is still counted in its open ones and passed to ``late``
 ``idle_timeout=`` (with ``scheduler=``, default computation) lets processing time move the
 watermark when the input pauses: every ``idle_timeout`` seconds of scheduler time in which no
 element arrived *while the operator was waiting for one* (it had requested more), the watermark
-advances by ``idle_timeout``, as if event time went on at the speed of the clock. Without it no
-thread is involved and the operator is purely synchronous.
+advances by ``idle_timeout``, as if event time went on at the speed of the clock. Without it (and
+without ``early_interval``) no thread is involved and the operator is purely synchronous.
 
 Early results (Beam's early panes in accumulating mode, Flink's ``CountTrigger`` /
 ``ContinuousProcessingTimeTrigger``, Spark's update output mode), accumulator path only:
@@ -106,10 +106,11 @@ no call per element but the user's functions: windows are fired once per batch, 
 results of the one-by-one path (a window's content is frozen once the watermark passes its end,
 since any element for it is then late).
 
-Concurrency. Without ``idle_timeout`` only the upstream thread touches the window state; the
-emission to the downstream is a wip/missed drain (any thread: upstream signals and ``request``).
-With it, the upstream signals and the idle ticks are serialized by a second wip counter with a
-task queue (race: tick thread vs upstream thread), so no lock is held around user code.
+Concurrency. Without a timer (``idle_timeout``, ``early_interval``) only the upstream thread
+touches the window state; the emission to the downstream is a wip/missed drain (any thread:
+upstream signals and ``request``). With one, the upstream signals and the ticks (idle and early)
+are serialized by a second wip counter with a task queue (race: tick thread vs upstream thread),
+so no lock is held around user code.
 """
 
 from __future__ import annotations
