@@ -252,14 +252,22 @@ class _Dispatcher:
         the same round-robin assignment as one by one, against a snapshot of each rail's demand,
         but each rail gets its elements of this pass as one list. False (nothing dealt) when a
         rail takes elements one by one. Drain owner only."""
-        subs = [r.subscriber if r is not None else None for r in rails]
-        sinks = [batch_sink(s) if s is not None else None for s in subs]
-        for s, b in zip(subs, sinks, strict=True):
-            if s is not None and b is None:
+        # one pass over the rails (no comprehension per list: this runs once per batch)
+        sinks: list[Callable[[list[Any]], Any] | None] = []
+        left: list[int] = []
+        for rail in rails:
+            s = rail.subscriber if rail is not None else None
+            if s is None:
+                sinks.append(None)
+                left.append(0)
+                continue
+            b = batch_sink(s)
+            if b is None:
                 return False
-        left = [r.requested.get() if r is not None and s is not None else 0 for r, s in zip(rails, subs, strict=True)]
+            sinks.append(b)
+            left.append(rail.requested._value)  # type: ignore[union-attr]  # a plain read (see atomics)
         i = self._next
-        runs: list[list[Any]] = [[] for _ in range(n)]
+        runs: list[list[Any] | None] = [None] * n
         consumed = 0
         # The one-by-one dealing gives each element to the next rail (from i) that has demand.
         # While the rails with demand keep it, that is a slice per rail: the j-th of the m rails
@@ -277,7 +285,8 @@ class _Dispatcher:
             for j in range(min(m, k)):
                 r = active[j]
                 part = taken[j::m]
-                runs[r] += part
+                run = runs[r]
+                runs[r] = part if run is None else run + part
                 left[r] -= len(part)
             consumed += k
             i = (active[(k - 1) % m] + 1) % n
@@ -288,8 +297,9 @@ class _Dispatcher:
             rail = rails[k]
             if run and b is not None and rail is not None:
                 b(run)
-                if rail.requested.get() < _MAX:
-                    produced(rail.requested, len(run))
+                req = rail.requested
+                if req._value < _MAX:
+                    produced(req, len(run))
         if consumed:
             c = self._consumed + consumed
             if c >= self._limit:
