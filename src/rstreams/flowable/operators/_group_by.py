@@ -320,22 +320,30 @@ class _GroupBySubscriber:
                 self._slow_next(key, item, g)
                 if self._done:
                     return True
-                c = self._credit
-                if c:  # consumed while its new group was emitted: the permits come back here
-                    self._credit = 0
-                    permits += c
-                permits -= 1
+                permits = self._permit_used(permits)
                 if permits == 0:
                     return False
         except Exception as e:
-            if not self._done:
-                self._fail(e)
-            else:
-                plugins.on_error(e, "group_by: error after termination")
+            self._fused_failed(e)
             return True
         if not self._done:
             self._terminate(None)
         return True
+
+    def _permit_used(self, permits: int) -> int:
+        """The pull loop parked an element: one permit fewer, plus those consumed while its new
+        group was emitted (they come back here: ``_credit``)."""
+        c = self._credit
+        if c:
+            self._credit = 0
+            permits += c
+        return permits - 1
+
+    def _fused_failed(self, e: BaseException) -> None:
+        if not self._done:
+            self._fail(e)
+        else:
+            plugins.on_error(e, "group_by: error after termination")
 
     def _slow_next(self, key: Any, v: Any, g: _GroupState | None) -> None:
         if g is not None and g.cancelled:
@@ -771,18 +779,11 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
                     continue  # consumed at once: no permit used
                 if self._done:
                     return True
-                c = self._credit
-                if c:
-                    self._credit = 0
-                    permits += c
-                permits -= 1
+                permits = self._permit_used(permits)
                 if permits == 0:
                     return False
         except Exception as e:
-            if not self._done:
-                self._fail(e)
-            else:
-                plugins.on_error(e, "group_by: error after termination")
+            self._fused_failed(e)
             return True
         if not self._done:
             self._terminate(None)
