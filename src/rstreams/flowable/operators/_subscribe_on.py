@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from threading import get_ident
 from typing import Any, Generic, TypeVar, final
 
 from ..._internal import plugins
@@ -123,10 +124,14 @@ class _SubscribeOnSubscriber(Generic[T]):
                 cancel(self._upstream)
                 self.on_error(err)  # rule 3.9
                 return
-        s = self._upstream.get()
+        s = self._upstream._value  # a plain read (see atomics)
         if s is not None:
             if s is not CANCELLED:
-                self._request_upstream(s, n)
+                # _request_upstream, spelled out for the request of every batch
+                if not self._request_on or get_ident() == self._thread:
+                    s.request(n)
+                else:
+                    self._worker.schedule(lambda: s.request(n))
             return
         deferred_request(self._upstream, self._missed, n)
 
