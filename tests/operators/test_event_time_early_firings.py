@@ -185,8 +185,8 @@ def test_early_interval_reports_the_windows_that_changed_on_the_scheduler() -> N
     assert ts.values[6:] == [("a", 10, 20, 2, False)]
     tp.complete()
     assert ts.values[7:] == [("a", 10, 20, 2, True)]
-    ts.assert_complete().assert_no_violations()
     assert sched.pending == 0  # the timer is gone
+    ts.assert_complete().assert_no_violations()
 
 
 def test_early_interval_and_early_every_together() -> None:
@@ -253,8 +253,8 @@ def test_a_raising_result_function_on_the_timer_fails_the_stream() -> None:
     assert rows(ts.values) == [(None, 0, 10, 1, False)]
     tp.next(2)
     sched.advance_by(1)
-    ts.assert_error(Boom).assert_no_violations()
     assert tp.was_cancelled and sched.pending == 0
+    ts.assert_error(Boom).assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -292,9 +292,9 @@ def test_early_results_wait_for_demand_and_count_toward_the_prefetch_limit() -> 
     ts.request(3)
     assert [(w.value, w.final) for w in ts.values] == [(1, False), (2, False), (3, False)]
     ts.request(2**63 - 1)
-    ts.assert_value_count(10_001).assert_complete().assert_no_violations()
     assert [w.value for w in ts.values[-2:]] == [10_000, 10_000] and ts.values[-1].final
     assert max(requests) <= 16
+    ts.assert_value_count(10_001).assert_complete().assert_no_violations()
 
 
 def test_cancel_stops_the_early_timer_and_releases_state() -> None:
@@ -406,8 +406,8 @@ def test_none_from_the_result_function_of_an_early_value_is_an_error() -> None:
     agg: Aggregator[Any, Any, Any] = Aggregator(int, lambda a, x: a + 1, result=lambda a: None if a == 2 else a)
     ts = run(Flowable.from_iterable([1, 2, 3]).tumbling_window(10, timestamp=float, aggregate=agg, early_every=1))
     assert [(w.value, w.final) for w in ts.values] == [(1, False)]
-    ts.assert_error(NoneElementError).assert_no_violations()
     assert "result" in str(ts.errors[0])
+    ts.assert_error(NoneElementError).assert_no_violations()
 
 
 @pytest.mark.parametrize(
@@ -474,7 +474,6 @@ def test_early_timer_thread_races_the_upstream_and_every_final_is_once_and_last(
         )
         ts = f.test()
         ts.await_done(20)
-    ts.assert_complete().assert_no_violations()
     assert not errors
     finals = [w for w in ts.values if w.final]
     assert sum(w.value for w in finals) == n
@@ -490,6 +489,7 @@ def test_early_timer_thread_races_the_upstream_and_every_final_is_once_and_last(
         last[ident] = w.value
         if w.final:
             done.add(ident)
+    ts.assert_complete().assert_no_violations()
 
 
 # ---------------------------------------------------------------------------------------------
