@@ -237,8 +237,8 @@ def test_session_merge_of_two_sessions_bridged_by_a_late_but_allowed_event() -> 
 
 
 def test_session_merge_with_a_custom_aggregator_uses_merge() -> None:
-    mean = Aggregator(lambda: (0, 0), lambda a, e: (a[0] + e[2], a[1] + 1),
-                      merge=lambda a, b: (a[0] + b[0], a[1] + b[1]), result=lambda a: a[0] / a[1])
+    mean: Aggregator[Any, Any, Any] = Aggregator(lambda: (0, 0), lambda a, e: (a[0] + e[2], a[1] + 1),
+                                                 merge=lambda a, b: (a[0] + b[0], a[1] + b[1]), result=lambda a: a[0] / a[1])
     events = [("u", 0, 2), ("u", 6, 4), ("u", 3, 6)]
     ts = run(Flowable.from_iterable(events).session_window(4, timestamp=ts0, key=k0, allowed_lateness=10,
                                                            aggregate=mean))
@@ -444,10 +444,11 @@ def test_the_harness_scenarios_fused_hidden_one_by_one_cancel_and_upstream_error
 
 def test_sessions_and_sliding_through_the_harness() -> None:
     events = [("a", 1), ("b", 3), ("a", 4), ("b", 11), ("a", 14), ("c", 27), ("a", 40), ("b", 41)]
-    for op in (
+    ops: list[Callable[[Flowable[Any]], Flowable[Any]]] = [
         lambda f: f.session_window(4, timestamp=ts0, key=k0, allowed_lateness=3, aggregate="count"),
         lambda f: f.sliding_window(10, 5, timestamp=ts0, key=k0, allowed_lateness=3, aggregate="count"),
-    ):
+    ]
+    for op in ops:
         want = run(op(Flowable.from_iterable(events))).values
         check_scenarios(op, events, want)
 
