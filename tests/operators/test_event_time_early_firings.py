@@ -5,7 +5,8 @@ Exact outputs by count and by interval (virtual time), keyed, sliding, sessions 
 the on-time result still once and final, backpressure (request 1 at a time, the prefetch limit),
 cancel, errors, None, bad arguments, fused vs hidden through the harness, state released after the
 final result, the timer thread racing the upstream, and a seeded property test against the
-plain-Python model of test_event_time_windows (one element at a time).
+plain-Python model of test_event_time_windows (``_model``, one element at a time; its pausing
+map ``_pausing`` serves the race test too).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import operator
 import pickle
 import random
-import time
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
@@ -26,7 +26,7 @@ from rstreams.flowable.operators._event_time_window import Aggregator, Window
 from rstreams.testing import TestPublisher, TestScheduler, TestSubscriber
 
 from .harness import Boom, check_scenarios, run_one_by_one
-from .test_event_time_windows import _model  # the plain-Python model of the rules, early results included
+from .test_event_time_windows import _model, _pausing
 
 ts0 = itemgetter(1)  # events are (key, time) or (key, time, value)
 k0 = itemgetter(0)
@@ -459,15 +459,9 @@ def test_early_timer_thread_races_the_upstream_and_every_final_is_once_and_last(
     rnd = random.Random(seed)
     n = 4000
     events = [(rnd.randrange(10), i * 0.001, 1) for i in range(n)]
-
-    def slow(e: Any) -> Any:  # a source that pauses now and then, so timer ticks land in the stream
-        if e[1] > 0 and int(e[1] * 1000) % 500 == 0:
-            time.sleep(0.01)
-        return e
-
     with plugins.collect_errors() as errors:
         f = (
-            Flowable.from_iterable(events).map(slow).subscribe_on(schedulers.io())
+            Flowable.from_iterable(events).map(_pausing).subscribe_on(schedulers.io())
             .tumbling_window(0.5, timestamp=ts0, key=k0, aggregate=Aggregator(int, lambda a, e: a + e[2]),
                              early_interval=0.0005, early_every=50, scheduler=schedulers.computation(), prefetch=32)
             .observe_on(schedulers.single(), prefetch=4)

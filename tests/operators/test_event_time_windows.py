@@ -768,6 +768,14 @@ def test_no_undeliverable_errors_in_normal_runs() -> None:
 # Threads: a real idle timer racing a source on another thread, a consumer on a third
 
 
+def _pausing(e: Any) -> Any:
+    """A source's map that pauses 10 ms at every half second of event time, so timer ticks (on
+    their own thread) land in the stream."""
+    if e[1] > 0 and int(e[1] * 1000) % 500 == 0:
+        time.sleep(0.01)
+    return e
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_idle_timer_thread_races_the_upstream_thread_and_nothing_is_lost_or_doubled(seed: int) -> None:
     from rstreams import schedulers
@@ -776,15 +784,9 @@ def test_idle_timer_thread_races_the_upstream_thread_and_nothing_is_lost_or_doub
     n = 3000
     events = [(rnd.randrange(20), i * 0.001 + rnd.random() * 0.01, 1) for i in range(n)]
     late: list[Any] = []
-
-    def slow(e: Any) -> Any:  # a source that pauses now and then, so idle ticks land in the stream
-        if e[1] > 0 and int(e[1] * 1000) % 500 == 0:
-            time.sleep(0.01)
-        return e
-
     with plugins.collect_errors() as errors:
         f = (
-            Flowable.from_iterable(events).map(slow).subscribe_on(schedulers.io())
+            Flowable.from_iterable(events).map(_pausing).subscribe_on(schedulers.io())
             .tumbling_window(0.05, timestamp=ts0, key=k0, allowed_lateness=0.005, late=late.append,
                              aggregate=Aggregator(int, lambda a, e: a + e[2], merge=operator.add),
                              idle_timeout=0.001, scheduler=schedulers.computation(), prefetch=64)
