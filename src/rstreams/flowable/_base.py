@@ -26,7 +26,7 @@ from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "FirstErrorDrain", "MappedInnersMain", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
+__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "FirstErrorDrain", "MappedInnersMain", "accept_upstream", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -192,6 +192,24 @@ def variadic_sources(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return args
 
 
+def accept_upstream(op: Any, subscription: Subscription, prefetch: int) -> bool:
+    """The ``on_subscribe`` of an operator ``op`` holding ``_upstream`` (CANCELLED until the
+    first Subscription), ``_downstream`` (None once gone) and ``_cancelled``: a second Subscription
+    is cancelled (rule 2.5; False); else it is kept, the downstream gets ``op`` as its
+    Subscription and, unless the downstream cancelled from its ``on_subscribe``, the upstream is
+    asked for ``prefetch``."""
+    if op._upstream is not CANCELLED:
+        subscription.cancel()  # rule 2.5
+        return False
+    op._upstream = subscription
+    d = op._downstream
+    if d is not None:
+        d.on_subscribe(op)
+    if not op._cancelled:
+        subscription.request(prefetch)
+    return True
+
+
 class FirstErrorDrain:
     """The Subscription of a coordinator whose inners (``QueuedInner``) feed one queue-drain
     (``merge``, ``zip``): the first error, an inner's or a rule 3.9 request's, takes the
@@ -263,15 +281,7 @@ class MappedInnersMain:
         raise NotImplementedError
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(self._outer_request())
+        accept_upstream(self, subscription, self._outer_request())
 
     def _inner_publisher(self, item: Any) -> Any:
         """``mapper(item)`` if it is a Publisher; None if the mapper raised, returned None (rule
