@@ -145,6 +145,75 @@ def _observe_on_subscriber(ctx: Context) -> int:
     return sub.wait(ctx.timeout)
 
 
+def _lockstep_on_workers(n: int, on_chunk: Callable[[list[int]], None]) -> None:
+    """The floor's lockstep with its two hand-offs made through rstreams Workers instead of raw
+    locks: the producer is a task on a ``single()`` worker, the consumer a drain on a
+    ``new_thread()`` worker, scheduled only when idle (one lock round trip for the flag), the
+    demand handed back as a task on the producer's worker. No operator, no rule check: what the
+    schedulers' hops alone cost against the raw-lock floor."""
+    s = schedulers()
+    producer, consumer = s.single().create_worker(), s.new_thread().create_worker()
+    queue: deque[list[int]] = deque()
+    lock = threading.Lock()
+    done = threading.Event()
+    state = {"i": 0, "active": False, "consumed": 0, "seen": 0}
+
+    def produce(d: int) -> None:
+        i = state["i"]
+        d = min(d, n - i)
+        if d <= 0:
+            return
+        queue.append(list(range(i, i + d)))
+        state["i"] = i + d
+        with lock:
+            if state["active"]:
+                return
+            state["active"] = True
+        consumer.schedule(drain)
+
+    def drain() -> None:
+        while True:
+            while queue:
+                chunk = queue.popleft()
+                on_chunk(chunk)
+                state["seen"] += len(chunk)
+                c = state["consumed"] + len(chunk)
+                if c >= _LIMIT:
+                    producer.schedule(lambda c=c: produce(c))
+                    c = 0
+                state["consumed"] = c
+            if state["seen"] >= n:
+                done.set()
+                return
+            with lock:
+                state["active"] = False
+            if not queue:
+                return
+            with lock:
+                if state["active"]:
+                    return
+                state["active"] = True
+
+    producer.schedule(lambda: produce(_PREFETCH))
+    done.wait()
+    producer.dispose()
+    consumer.dispose()
+
+
+@B.variant("peer: the floor's lockstep with its hand-offs through rstreams Workers (the schedulers' own cost)")
+def _floor_on_workers(ctx: Context) -> int:
+    sub = SumSubscriber()
+    sub.on_subscribe(_NoSubscription())
+    on_next = sub.on_next
+
+    def consume(chunk: list[int]) -> None:
+        for x in chunk:
+            on_next(x)
+
+    _lockstep_on_workers(ctx.n, consume)
+    return sub.total
+
+
 # -- observe_on into reduce(add) -----------------------------------------------------------------
 
 
