@@ -26,7 +26,19 @@ from .._spec import Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
 from ._flowable import Flowable
 
-__all__ = ["BasicSubscriber", "MainWithOthersSubscriber", "PassThroughSubscriber", "PostCompleteSubscriber", "FirstErrorDrain", "MappedInnersMain", "accept_upstream", "as_flowable", "none_result_error", "transparent_subscriber", "variadic_sources"]
+__all__ = [
+    "BasicSubscriber",
+    "MainWithOthersSubscriber",
+    "PassThroughSubscriber",
+    "PostCompleteSubscriber",
+    "FirstErrorDrain",
+    "MappedInnersMain",
+    "accept_upstream",
+    "as_flowable",
+    "none_result_error",
+    "transparent_subscriber",
+    "variadic_sources",
+]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -192,14 +204,16 @@ def variadic_sources(args: tuple[Any, ...]) -> tuple[Any, ...]:
     return args
 
 
-def accept_upstream(op: Any, subscription: Subscription, prefetch: int) -> bool:
+def accept_upstream(op: Any, subscription: Subscription, prefetch: int, where: str | None = None) -> bool:
     """The ``on_subscribe`` of an operator ``op`` holding ``_upstream`` (CANCELLED until the
     first Subscription), ``_downstream`` (None once gone) and ``_cancelled``: a second Subscription
-    is cancelled (rule 2.5; False); else it is kept, the downstream gets ``op`` as its
-    Subscription and, unless the downstream cancelled from its ``on_subscribe``, the upstream is
-    asked for ``prefetch``."""
+    is cancelled (rule 2.5; False), and reported to the error hook naming ``where`` when given;
+    else it is kept, the downstream gets ``op`` as its Subscription and, unless the downstream
+    cancelled from its ``on_subscribe``, the upstream is asked for ``prefetch``."""
     if op._upstream is not CANCELLED:
         subscription.cancel()  # rule 2.5
+        if where is not None:
+            report_double_subscription(where)
         return False
     op._upstream = subscription
     d = op._downstream
@@ -250,8 +264,16 @@ class MappedInnersMain:
     _rs_no_wrap = True
     _op = "?"
     __slots__ = (
-        "_downstream", "_mapper", "_prefetch", "_upstream", "_requested", "_wip", "_errors", "_done",
-        "_cancelled", "__weakref__",
+        "_downstream",
+        "_mapper",
+        "_prefetch",
+        "_upstream",
+        "_requested",
+        "_wip",
+        "_errors",
+        "_done",
+        "_cancelled",
+        "__weakref__",
     )
 
     def __init__(self, downstream: Subscriber[Any], mapper: Any, prefetch: int) -> None:
@@ -405,7 +427,9 @@ def _downstream_accepts_batches(self: Any) -> bool:
 _BATCH_VARIANTS: dict[type[Any], type[Any]] = {}
 
 
-def transparent_subscriber(cls: type[BasicSubscriber[Any, Any]], downstream: Subscriber[Any], *args: Any) -> BasicSubscriber[Any, Any]:
+def transparent_subscriber(
+    cls: type[BasicSubscriber[Any, Any]], downstream: Subscriber[Any], *args: Any
+) -> BasicSubscriber[Any, Any]:
     """``cls(downstream, *args)`` for a subscriber that passes elements on untouched (it watches
     signals: ``do_on_complete``, ``do_finally``...), as its batch-passing variant when
     ``downstream`` takes the library-internal batches, so an element-transparent stage never
@@ -419,7 +443,11 @@ def transparent_subscriber(cls: type[BasicSubscriber[Any, Any]], downstream: Sub
         variant = type(
             cls.__name__ + "Batches",
             (cls,),
-            {"__slots__": (), "on_next_batch": _hand_on_batch, "accepts_batches": property(_downstream_accepts_batches)},
+            {
+                "__slots__": (),
+                "on_next_batch": _hand_on_batch,
+                "accepts_batches": property(_downstream_accepts_batches),
+            },
         )
         _BATCH_VARIANTS[cls] = variant
     sub: BasicSubscriber[Any, Any] = variant(downstream, *args)

@@ -52,6 +52,7 @@ from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_re
 from ..._internal.subscriptions import CANCELLED, report_double_subscription
 from ..._spec import Subscriber, Subscription, null_element_message
 from ...errors import MissingBackpressureError, NoneElementError
+from .._base import accept_upstream
 from .._enums import BackpressureOverflow
 from .._flowable import Flowable
 from ..sources._basic import reject_async_function
@@ -129,16 +130,7 @@ class _QueueDrainSubscriber(Generic[T]):
     def on_subscribe(self, subscription: Subscription) -> None:
         if subscription is None:
             raise NoneElementError(null_element_message("on_subscribe"))
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            report_double_subscription(self._name)
-            return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(self._initial)
+        accept_upstream(self, subscription, self._initial, self._name)
 
     def on_next(self, item: T) -> None:
         if self._done:
@@ -354,7 +346,16 @@ class _QueueDrainSubscriber(Generic[T]):
 
 @final
 class _QueueDrainFlowable(Flowable[T]):
-    __slots__ = ("_source", "_name", "_capacity", "_overflow", "_on_dropped", "_initial", "_limit", "_delay_error")
+    __slots__ = (
+        "_source",
+        "_name",
+        "_capacity",
+        "_overflow",
+        "_on_dropped",
+        "_initial",
+        "_limit",
+        "_delay_error",
+    )
 
     def __init__(
         self,
@@ -394,7 +395,6 @@ class _QueueDrainFlowable(Flowable[T]):
         return f"{self._source!r}.{self._name}()"
 
 
-
 def on_backpressure_buffer(
     source: Flowable[T],
     capacity: int | None,
@@ -403,7 +403,9 @@ def on_backpressure_buffer(
     delay_error: bool = False,
 ) -> Flowable[T]:
     if not isinstance(delay_error, bool):
-        raise TypeError(f"on_backpressure_buffer(): delay_error must be a bool, got {type(delay_error).__name__}")
+        raise TypeError(
+            f"on_backpressure_buffer(): delay_error must be a bool, got {type(delay_error).__name__}"
+        )
     if capacity is not None:
         positive_int("on_backpressure_buffer", "capacity", capacity)
     if not isinstance(on_overflow, BackpressureOverflow):
@@ -413,7 +415,9 @@ def on_backpressure_buffer(
     if on_dropped is not None and not callable(on_dropped):
         raise TypeError("on_backpressure_buffer(): on_dropped must be callable or None")
     reject_async_function("on_backpressure_buffer", "on_dropped", on_dropped, generator=True)
-    return _QueueDrainFlowable(source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, MAX_DEMAND, 0, delay_error)
+    return _QueueDrainFlowable(
+        source, "on_backpressure_buffer", capacity, on_overflow, on_dropped, MAX_DEMAND, 0, delay_error
+    )
 
 
 def on_backpressure_latest(source: Flowable[T]) -> Flowable[T]:

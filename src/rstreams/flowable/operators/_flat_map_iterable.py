@@ -32,7 +32,7 @@ from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, produced, request_or_error
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Subscriber, Subscription
-from .._base import none_result_error
+from .._base import accept_upstream, none_result_error
 from .._flowable import Flowable
 from .._fused import FusedFlowable, batch_sink, none_index
 
@@ -100,18 +100,7 @@ class _FlattenSubscriber:
     # Subscriber side (upstream thread) --------------------------------------------------------
 
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
-            from ..._internal.subscriptions import report_double_subscription
-
-            report_double_subscription("flat_map_iterable")
-            return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(DEFAULT_PREFETCH)
+        accept_upstream(self, subscription, DEFAULT_PREFETCH, "flat_map_iterable")
 
     def on_next(self, item: Any) -> None:
         if self._done:
@@ -292,7 +281,12 @@ def flat_map_iterable(source: Flowable[T], mapper: Callable[[T], Iterable[R]]) -
         return FusedFlowable(
             # ahead=True: looking ahead maps the next upstream element and pulls its iterable, which
             # the unfused operator (as RxJava's) does too: it prefetches and checks hasNext eagerly
-            fz.then(lambda it: chain.from_iterable(map(checked, it)), "flat_map_iterable", None, produces=True, ahead=True)
+            fz.then(
+                lambda it: chain.from_iterable(map(checked, it)),
+                "flat_map_iterable",
+                None,
+                produces=True,
+                ahead=True,
+            )
         )
     return _FlatMapIterableFlowable(source, mapper)
-

@@ -54,7 +54,7 @@ from ..._internal.event_loops import LoopClosedError, resolve_loop
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
 from ..._spec import Publisher, Subscriber, Subscription
-from .._base import none_result_error
+from .._base import accept_upstream, none_result_error
 from .._flowable import Flowable
 from ..sources._async import _FromAsyncIterable
 
@@ -105,7 +105,11 @@ def require_async_function(op: str, fn: object) -> None:
             cls = owner if isinstance(owner, type) else type(owner)
             sync = sync or cls.__module__ == "builtins"  # str.upper, "abc".upper, [].append
     code = getattr(getattr(f, "__func__", f), "__code__", None)
-    if code is not None and inspect.isgeneratorfunction(f) and not code.co_flags & inspect.CO_ITERABLE_COROUTINE:
+    if (
+        code is not None
+        and inspect.isgeneratorfunction(f)
+        and not code.co_flags & inspect.CO_ITERABLE_COROUTINE
+    ):
         sync = True  # a generator is not awaitable (unless made with @types.coroutine)
     if sync:
         raise TypeError(
@@ -182,15 +186,8 @@ class _MapAsyncSubscriber(Generic[T, R]):
 
     # -- upstream -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
-        if self._upstream is not CANCELLED:
-            subscription.cancel()  # rule 2.5
+        if not accept_upstream(self, subscription, self._window):
             return
-        self._upstream = subscription
-        d = self._downstream
-        if d is not None:
-            d.on_subscribe(self)
-        if not self._cancelled:
-            subscription.request(self._window)
         if self._wip.add_and_get(-1) != 0:  # signals arrived while we held the drain
             self._run_drain()
 
@@ -440,7 +437,6 @@ def _loop_and_source(source: Publisher[T]) -> tuple[AbstractEventLoop, Publisher
     from ... import schedulers
 
     return resolve_loop(None), Flowable.from_publisher(source).subscribe_on(schedulers.io())
-
 
 
 def map_async(
