@@ -10,6 +10,7 @@ from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import cancel, deferred_request, set_once
 from ..._spec import Publisher, Subscriber, Subscription
+from .._base import variadic_sources
 from .._flowable import Flowable
 
 __all__ = ["amb"]
@@ -149,8 +150,7 @@ class _AmbFlowable(Flowable[Any]):
 
 
 def amb(*sources: Publisher[Any]) -> Flowable[Any]:
-    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
-        sources = tuple(sources[0])  # type: ignore[arg-type]  # amb([a, b]) as RxJava's amb(Iterable)
+    sources = variadic_sources(sources)
     for s in sources:
         if not hasattr(s, "subscribe"):
             raise TypeError(f"amb(): expected Publishers, got {type(s).__name__}")

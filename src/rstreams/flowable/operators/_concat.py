@@ -30,7 +30,7 @@ from ..._internal.atomics import AtomicInt
 from ..._internal.subscribers import ArbiterSubscriber
 from ..._spec import Publisher, Subscriber
 from ...errors import NoneElementError
-from .._base import as_flowable
+from .._base import as_flowable, variadic_sources
 from .._flowable import Flowable
 from .._fused import Ahead, FusedFlowable, Fusion, Sizer
 
@@ -231,8 +231,7 @@ def _build_concat(sources: list[Flowable[Any]]) -> Flowable[Any]:
 
 
 def concat(*sources: Publisher[T]) -> Flowable[T]:
-    if len(sources) == 1 and not hasattr(sources[0], "subscribe") and hasattr(sources[0], "__iter__"):
-        sources = tuple(sources[0])  # type: ignore[arg-type]  # concat([a, b]) as RxJava's concat(Iterable)
+    sources = variadic_sources(sources)
     return _build_concat([as_flowable("concat", s) for s in sources])
 
 
