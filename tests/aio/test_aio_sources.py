@@ -70,27 +70,6 @@ def test_from_async_iterable_values_on_background_loop() -> None:
     assert set(ts.value_threads) == {"rstreams-aio-loop"}
 
 
-def test_rule_1_1_pulls_only_on_demand() -> None:
-    src = Counting(100)
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.from_async_iterable(src).subscribe(ts)
-    _wait_subscribed(ts)
-    threading.Event().wait(0.02)
-    assert src.pulled == 0
-    ts.request(3)
-    ts.await_count(3, 2)
-    threading.Event().wait(0.02)
-    assert src.pulled == 3
-    ts.request(2)
-    ts.await_count(5, 2)
-    threading.Event().wait(0.02)
-    assert src.pulled == 5
-    ts.assert_values(0, 1, 2, 3, 4).assert_not_complete()
-    ts.cancel()
-    assert src.closed.wait(2)  # the async generator's finally ran (aclose)
-    ts.assert_no_violations()
-
-
 def test_request_one_at_a_time() -> None:
     src = Counting(10, delay=0.0005)
     ts: TestSubscriber[int] = TestSubscriber(0)
@@ -103,47 +82,11 @@ def test_request_one_at_a_time() -> None:
     ts.await_done(2).assert_result(*range(10)).assert_no_violations()
 
 
-def test_rule_3_13_cancel_while_awaiting_anext_closes_the_iterator() -> None:
-    src = Counting(1000, delay=0.5)
-    ts = Flowable.from_async_iterable(src).test()
-    _wait_subscribed(ts)
-    threading.Event().wait(0.02)
-    ts.cancel()
-    assert src.closed.wait(2)
-    ts.assert_no_values().assert_not_complete().assert_no_violations()
-
-
 def test_error_from_anext_with_traceback() -> None:
     ts = Flowable.from_async_iterable(Counting(10, fail_at=4)).test()
     ts.await_done(2).assert_values(0, 1, 2, 3).assert_error(Boom).assert_no_violations()
     tb = "".join(traceback.format_tb(ts.errors[0].__traceback__))
     assert "_gen" in tb
-
-
-def test_rule_2_13_none_element_is_type_error() -> None:
-    async def gen() -> AsyncIterator[Any]:
-        yield 1
-        yield None
-
-    class It:
-        def __aiter__(self) -> AsyncIterator[Any]:
-            return gen()
-
-    Flowable.from_async_iterable(It()).test().await_done(2).assert_values(1).assert_error(
-        TypeError
-    ).assert_no_violations()
-
-
-@pytest.mark.parametrize("bad", [0, -1])
-def test_rule_3_9_bad_request_signals_value_error(bad: int) -> None:
-    src = Counting(10)
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.from_async_iterable(src).subscribe(ts)
-    _wait_subscribed(ts)
-    sub = ts.subscription
-    assert sub is not None
-    sub.request(bad)
-    ts.await_done(2).assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_assembly_time_argument_checks() -> None:

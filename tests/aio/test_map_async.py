@@ -179,22 +179,6 @@ def test_upstream_error_cancels_running_coroutines() -> None:
     assert cancelled.wait(2)
 
 
-def test_rule_2_13_none_result_and_raising_function() -> None:
-    async def none(x: int) -> None:
-        return None
-
-    def raising(x: int) -> Any:
-        raise Boom("sync part")
-
-    Flowable.range(0, 3).map_async(none).test().await_done(2).assert_error(
-        TypeError, match="map_async"
-    ).assert_no_violations()
-    Flowable.range(0, 3).map_async(raising).test().await_done(2).assert_error(Boom).assert_no_violations()
-    Flowable.range(0, 3).map_async(lambda x: x).test().await_done(2).assert_error(
-        TypeError
-    ).assert_no_violations()
-
-
 def test_cancel_cancels_running_coroutines() -> None:
     started = threading.Event()
     cancelled = threading.Event()
@@ -232,13 +216,6 @@ def test_asyncio_timeout_around_async_for_cancels_map_async() -> None:
 
     run(main())
     assert cancelled.is_set()
-
-
-def test_rule_3_9_bad_request() -> None:
-    ts: TestSubscriber[int] = TestSubscriber(0)
-    Flowable.range(0, 10).map_async(lambda x: asyncio.sleep(0, x)).subscribe(ts)
-    ts.request(-1)
-    ts.await_done(2).assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_assembly_time_argument_checks() -> None:

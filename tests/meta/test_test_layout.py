@@ -15,10 +15,6 @@ SPEC = TESTS / "spec"
 #: tests/spec once it has landed (moving them meanwhile would mix the two changes). A module leaves this
 #: set when its last ``test_rule_*`` has moved (``test_exclusions_are_not_stale`` fails until then).
 NOT_MOVED_YET: dict[str, str] = {
-    "aio/test_aio_and_blocking_bridges.py": "the asyncio bridges are being reworked",
-    "aio/test_aio_iterator.py": "the asyncio bridges are being reworked",
-    "aio/test_aio_sources.py": "the asyncio bridges are being reworked",
-    "aio/test_map_async.py": "the asyncio bridges are being reworked",
     "flowable/test_boundary_request_path.py": "the fused request path is being reworked",
     "flowable/test_core.py": "the Flowable core is being reworked",
     "interop/test_arrow.py": "the Arrow bridge is being reworked",
