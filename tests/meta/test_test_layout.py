@@ -17,7 +17,6 @@ SPEC = TESTS / "spec"
 NOT_MOVED_YET: dict[str, str] = {
     "flowable/test_boundary_request_path.py": "the fused request path is being reworked",
     "flowable/test_core.py": "the Flowable core is being reworked",
-    "interop/test_arrow.py": "the Arrow bridge is being reworked",
     "operators/test_async_boundaries.py": "the asynchronous boundaries are being reworked",
     "operators/test_batch_hand_off_transparent_stages.py": "the batch hand-off is being reworked",
     "operators/test_boundary_buffer_window.py": "boundary buffer/window are being reworked",
