@@ -93,24 +93,6 @@ def test_buffer_boundary_error_of_either_side_drops_the_list_and_cancels_the_oth
     assert (b if which == "source" else src).was_cancelled
 
 
-def test_rule_3_13_buffer_boundary_cancel_cancels_both() -> None:
-    src, b = _pair()
-    ts = Flowable.from_publisher(src).buffer(b).test()
-    src.next(1)
-    ts.cancel()
-    assert src.was_cancelled and b.was_cancelled
-    ts.assert_empty().assert_no_violations()
-
-
-def test_rule_3_9_buffer_boundary_bad_request() -> None:
-    src, b = _pair()
-    ts: TestSubscriber[list[int]] = TestSubscriber(0)
-    Flowable.from_publisher(src).buffer(b).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
-    assert src.was_cancelled and b.was_cancelled
-
-
 def test_buffer_boundary_synchronous_source_gives_one_list() -> None:
     # as RxJava: the source is requested before the boundary is subscribed
     Flowable.range(0, 4).buffer(Flowable.just(1)).test().assert_result([0, 1, 2, 3]).assert_no_violations()
@@ -246,17 +228,6 @@ def test_window_boundary_abandoned_window_keeps_elements_for_a_late_subscriber()
     late.assert_result(1, 2).assert_no_violations()
 
 
-def test_rule_3_9_window_boundary_bad_request() -> None:
-    src, b = _pair()
-    main = Grab(1)
-    Flowable.from_publisher(src).window(b).subscribe(main)
-    src.next(1)
-    main.request(-3)
-    main.assert_error(ValueError, match="3.9").assert_no_violations()
-    main.inners[0].assert_result(1)
-    assert src.was_cancelled and b.was_cancelled
-
-
 def test_window_boundary_race_source_thread_vs_boundary_thread() -> None:
     n = 20_000
     src = Flowable.range(0, n).subscribe_on(schedulers.new_thread())
@@ -375,24 +346,6 @@ def test_buffer_openings_errors(which: str) -> None:
     if which in ("selector", "source", "openings", "closer"):
         ts.assert_error(Boom)
     assert src.was_cancelled or which == "source"
-
-
-def test_rule_3_13_buffer_openings_cancel_disposes_everything() -> None:
-    src, opens, closers, closing = _opening()
-    ts = Flowable.from_publisher(src).buffer(opens, closing).test()
-    opens.next(1)
-    ts.cancel()
-    assert src.was_cancelled and opens.was_cancelled and closers[1].was_cancelled
-    ts.assert_empty().assert_no_violations()
-
-
-def test_rule_3_9_buffer_openings_bad_request() -> None:
-    src, opens, closers, closing = _opening()
-    ts: TestSubscriber[list[int]] = TestSubscriber(0)
-    Flowable.from_publisher(src).buffer(opens, closing).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
-    assert src.was_cancelled and opens.was_cancelled
 
 
 def test_buffer_openings_bad_arguments() -> None:

@@ -540,29 +540,6 @@ def test_none_from_an_accumulator_function_is_an_error() -> None:
     ts.assert_error(NoneElementError)
 
 
-def test_rule_2_13_none_element_refused_by_on_next() -> None:
-    ts: TestSubscriber[Any] = TestSubscriber()
-    captured: list[Any] = []
-
-    class Spy(Flowable[Any]):
-        def _subscribe_actual(self, s: Any) -> None:
-            captured.append(s)
-            s.on_subscribe(type("S", (), {"request": lambda self, n: None, "cancel": lambda self: None})())
-
-    Spy().tumbling_window(1, timestamp=float).subscribe(ts)
-    with pytest.raises(NoneElementError):
-        captured[0].on_next(None)
-
-
-def test_rule_3_9_bad_request_signals_an_error() -> None:
-    tp: TestPublisher[int] = TestPublisher.create()
-    ts: TestSubscriber[Any] = TestSubscriber(0)
-    Flowable.from_publisher(tp).tumbling_window(1, timestamp=float).subscribe(ts)
-    ts.request(0)
-    ts.assert_error(ValueError)
-    assert tp.was_cancelled
-
-
 @pytest.mark.parametrize(
     ("call", "exc", "text"),
     [
@@ -826,27 +803,6 @@ def test_cancel_from_another_thread_while_batches_are_folded() -> None:
                 ts.assert_no_errors().assert_not_complete().assert_no_violations()
                 assert len(ts.values) >= n
     assert not errors
-
-
-def test_rule_1_7_a_late_processor_completes_once_when_the_stream_is_cancelled() -> None:
-    from rstreams.processors import UnicastProcessor
-    from rstreams.testing import TestPublisher
-
-    for hide in (False, True):
-        tp: TestPublisher[int] = TestPublisher.create()
-        p: UnicastProcessor[int] = UnicastProcessor.create()
-        lt: TestSubscriber[int] = TestSubscriber()
-        p.subscribe(lt)
-        src = Flowable.from_publisher(tp)
-        ts: TestSubscriber[Any] = TestSubscriber()
-        (src.hide() if hide else src).tumbling_window(10, timestamp=lambda x: x, late=p).subscribe(ts)
-        tp.next(1, 30, 2)  # 2 is late: its window [0, 10) closed when 30 arrived
-        ts.cancel()
-        lt.assert_result(2).assert_no_violations()  # completed: nothing more can be late
-        ts.cancel()
-        tp.next(3)  # after the cancel: dropped by the cancelled operator, not sent to the Processor
-        lt.assert_result(2).assert_no_violations()
-        assert tp.was_cancelled
 
 
 def test_a_cancel_racing_late_elements_never_signals_the_processor_after_its_completion() -> None:
