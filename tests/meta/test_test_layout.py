@@ -20,11 +20,6 @@ NOT_MOVED_YET: dict[str, str] = {
     "operators/test_async_boundaries.py": "the asynchronous boundaries are being reworked",
     "operators/test_batch_hand_off_transparent_stages.py": "the batch hand-off is being reworked",
     "operators/test_inner_batches_zip_eager_switch.py": "inner batches of zip/concat_eager/switch are being reworked",
-    "processors/test_multicast_processor.py": "the processors are being reworked",
-    "processors/test_processor_rules.py": "the processors are being reworked",
-    "processors/test_publish_behavior.py": "the processors are being reworked",
-    "processors/test_replay_unicast_async.py": "the processors are being reworked",
-    "time/test_group_by.py": "group_by is being reworked",
 }
 
 

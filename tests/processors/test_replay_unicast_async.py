@@ -1,4 +1,5 @@
-"""ReplayProcessor, UnicastProcessor and AsyncProcessor: behaviour and rule tests."""
+"""ReplayProcessor, UnicastProcessor and AsyncProcessor: behaviour tests. Their rule tests are in
+``tests/spec/test_rules_replay_unicast_async.py``."""
 
 from __future__ import annotations
 
@@ -142,20 +143,6 @@ def test_replay_cancel_removes() -> None:
     ts.assert_values(1).assert_no_violations()
 
 
-def test_rule_3_9_replay_processor_bad_request() -> None:
-    rp = ReplayProcessor.create()
-    rp.on_next(1)
-    ts = rp.test(0)
-    ts.request(0)
-    ts.assert_no_values().assert_error(ValueError).assert_no_violations()
-    assert "3.9" in str(ts.errors[0])
-
-
-def test_rule_2_13_replay_processor_on_next_none_raises_type_error() -> None:
-    with pytest.raises(TypeError):
-        ReplayProcessor.create().on_next(None)  # type: ignore[arg-type]
-
-
 @settings(max_examples=50, deadline=None)
 @given(
     st.lists(st.integers(), max_size=300),
@@ -262,21 +249,6 @@ def test_unicast_live_delivery_with_lag() -> None:
     ts.request(100).assert_result(*range(10)).assert_no_violations()
 
 
-def test_rule_3_9_unicast_processor_bad_request() -> None:
-    calls: list[int] = []
-    up = UnicastProcessor.create(on_terminate=lambda: calls.append(1))
-    up.on_next(1)
-    ts = up.test(0)
-    ts.request(-5)
-    ts.assert_no_values().assert_error(ValueError).assert_no_violations()
-    assert calls == [1]
-
-
-def test_rule_2_13_unicast_processor_on_next_none_raises_type_error() -> None:
-    with pytest.raises(TypeError):
-        UnicastProcessor.create().on_next(None)  # type: ignore[arg-type]
-
-
 def test_unicast_as_processor_between_flowables() -> None:
     up = UnicastProcessor.create()
     Flowable.range(0, 50).subscribe(up)
@@ -353,19 +325,6 @@ def test_async_cancel_removes() -> None:
     ap.on_next(1)
     ap.on_complete()
     ts.assert_no_values().assert_no_violations()
-
-
-def test_rule_3_9_async_processor_bad_request() -> None:
-    ap = AsyncProcessor.create()
-    ts = ap.test(0)
-    ts.request(0)
-    ts.assert_error(ValueError).assert_no_violations()
-    assert ap.subscriber_count == 0
-
-
-def test_rule_2_13_async_processor_on_next_none_raises_type_error() -> None:
-    with pytest.raises(TypeError):
-        AsyncProcessor.create().on_next(None)  # type: ignore[arg-type]
 
 
 @settings(max_examples=50, deadline=None)

@@ -96,7 +96,9 @@ def test_rule_2_5_race_two_upstreams_subscribing_at_once_only_one_is_kept(
         subs = [RecordingSubscription(), RecordingSubscription()]
         barrier = threading.Barrier(2)
 
-        def run(s: RecordingSubscription, p: FlowableProcessor[Any] = p, b: threading.Barrier = barrier) -> None:
+        def run(
+            s: RecordingSubscription, p: FlowableProcessor[Any] = p, b: threading.Barrier = barrier
+        ) -> None:
             b.wait()
             p.on_subscribe(s)
 
