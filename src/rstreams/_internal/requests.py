@@ -39,7 +39,8 @@ __all__ = [
 
 #: How many elements an operator asks of each upstream (or inner source) ahead of its downstream's
 #: demand when the caller gives no ``prefetch``; it refills when about three quarters are used
-#: (RxJava's ``Flowable.bufferSize()``). The facade's signatures show the same number literally.
+#: (RxJava's ``Flowable.bufferSize()``); also the default of every ``prefetch``, ``buffer_size`` and
+#: ``max_concurrency`` in the facade's signatures.
 DEFAULT_PREFETCH: Final = 128
 #: What a deferred demand total holds after a bad amount was requested before the upstream existed
 #: (rule 3.9): sticky in :func:`add_request`, forwarded as a (bad) request when the upstream arrives.

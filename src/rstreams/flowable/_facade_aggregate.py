@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from .._internal.requests import DEFAULT_PREFETCH
 from ._enums import NOTSET
 from ._lazy import lazy_function
 
@@ -223,7 +224,7 @@ class AggregateMixin(Generic[T]):
 
     @staticmethod
     def sequence_equal(
-        a: Publisher[E], b: Publisher[E], equal: Callable[[E, E], object] | None = None, prefetch: int = 128
+        a: Publisher[E], b: Publisher[E], equal: Callable[[E, E], object] | None = None, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[bool]:
         """Emit one ``bool``: whether ``a`` and ``b`` emit equal elements pairwise, in order, and the
         same number of them (RxJava ``sequenceEqual``). ``equal(x, y)`` decides (default: ``x is y or

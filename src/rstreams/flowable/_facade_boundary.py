@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from .._internal.requests import DEFAULT_PREFETCH
 from ._lazy import lazy_function
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class BoundaryMixin(Generic[T]):
         return _i_buffer_while(_f(self), predicate)
 
     def window_until(
-        self, predicate: Callable[[T], object], cut_before: bool = False, prefetch: int = 128
+        self, predicate: Callable[[T], object], cut_before: bool = False, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[Flowable[T]]:
         """Split into consecutive windows (Flowables), closing a window after each element for
         which ``predicate`` is true (that element ends it); with ``cut_before=True`` such an
@@ -102,7 +103,7 @@ class BoundaryMixin(Generic[T]):
         """
         return _i_window_until(_f(self), predicate, cut_before, prefetch)
 
-    def window_while(self, predicate: Callable[[T], object], prefetch: int = 128) -> Flowable[Flowable[T]]:
+    def window_while(self, predicate: Callable[[T], object], prefetch: int = DEFAULT_PREFETCH) -> Flowable[Flowable[T]]:
         """Split into windows of consecutive elements for which ``predicate`` is true; an element
         for which it is false closes the window and is dropped (a separator). As Reactor's
         ``windowWhile``, a leading separator or two separators in a row produce an empty window.

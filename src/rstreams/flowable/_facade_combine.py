@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from .._internal.requests import DEFAULT_PREFETCH
 from ._lazy import lazy_function
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ class CombineMixin(Generic[T]):
         """
         return _i_concat_map(_f(self), mapper, prefetch, True, till_the_end)
 
-    def switch_map_delay_error(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 128) -> Flowable[R]:
+    def switch_map_delay_error(self, mapper: Callable[[T], Publisher[R]], prefetch: int = DEFAULT_PREFETCH) -> Flowable[R]:
         """``switch_map(mapper, delay_error=True)`` (RxJava ``switchMapDelayError``): errors of the
         outer and of the inners are collected and signalled after the outer and the last inner
         have terminated (several: an ``ExceptionGroup``).
@@ -107,7 +108,7 @@ class CombineMixin(Generic[T]):
 
     @staticmethod
     def merge_delay_error(
-        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = 128
+        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[E]:
         """``merge(*sources, delay_error=True)`` (RxJava ``mergeDelayError``): every source runs to
         its end; the errors (several: an ``ExceptionGroup``) arrive after all the elements.
@@ -129,7 +130,7 @@ class CombineMixin(Generic[T]):
 
     @staticmethod
     def concat_eager(
-        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = 128
+        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[E]:
         """Subscribe to all ``sources`` at once and emit their elements in source order (RxJava
         ``concatEager``); a single iterable of sources is accepted too.
@@ -148,15 +149,15 @@ class CombineMixin(Generic[T]):
 
     @overload
     @staticmethod
-    def switch_on_next(sources: Publisher[Flowable[E]], prefetch: int = 128, delay_error: bool = False) -> Flowable[E]: ...
+    def switch_on_next(sources: Publisher[Flowable[E]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[E]: ...
 
     @overload
     @staticmethod
-    def switch_on_next(sources: Publisher[Publisher[E]], prefetch: int = 128, delay_error: bool = False) -> Flowable[E]: ...
+    def switch_on_next(sources: Publisher[Publisher[E]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[E]: ...
 
     @staticmethod
     def switch_on_next(
-        sources: Publisher[Flowable[E]] | Publisher[Publisher[E]], prefetch: int = 128, delay_error: bool = False
+        sources: Publisher[Flowable[E]] | Publisher[Publisher[E]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False
     ) -> Flowable[E]:
         """Mirror the most recent Publisher emitted by ``sources`` (RxJava ``switchOnNext``; with
         ``delay_error`` ``switchOnNextDelayError``): a new inner cancels the previous one.

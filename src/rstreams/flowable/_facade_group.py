@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast, overload
 
+from .._internal.requests import DEFAULT_PREFETCH
 from ._lazy import lazy_function
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class GroupMixin(Generic[T]):
         self,
         key_fn: Callable[[T], K],
         value_fn: None = None,
-        buffer_size: int = 128,
+        buffer_size: int = DEFAULT_PREFETCH,
         *,
         slow_group: Literal["error", "wait"] = "error",
         expire_after_count: int | None = None,
@@ -54,7 +55,7 @@ class GroupMixin(Generic[T]):
         self,
         key_fn: Callable[[T], K],
         value_fn: Callable[[T], V],
-        buffer_size: int = 128,
+        buffer_size: int = DEFAULT_PREFETCH,
         *,
         slow_group: Literal["error", "wait"] = "error",
         expire_after_count: int | None = None,
@@ -67,7 +68,7 @@ class GroupMixin(Generic[T]):
         self,
         key_fn: Callable[[T], Hashable],
         value_fn: Callable[[T], Any] | None = None,
-        buffer_size: int = 128,
+        buffer_size: int = DEFAULT_PREFETCH,
         *,
         slow_group: Literal["error", "wait"] = "error",
         expire_after_count: int | None = None,

@@ -18,6 +18,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 from .._internal import plugins
+from .._internal.requests import DEFAULT_PREFETCH
 from .._internal.subscribers import Disposable, LambdaSubscriber, StrictSubscriber
 from .._spec import MAX_DEMAND, Publisher, Subscriber, Subscription, null_element_message
 from ..errors import NoneElementError
@@ -937,7 +938,7 @@ class Flowable(
 
     @staticmethod
     def merge(
-        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = 128, delay_error: bool = False
+        *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False
     ) -> Flowable[E]:
         """Interleave the elements of several sources as they arrive.
 
@@ -958,43 +959,43 @@ class Flowable(
 
     @overload
     @staticmethod
-    def zip(source1: Publisher[T1], source2: Publisher[T2], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2]]: ...
+    def zip(source1: Publisher[T1], source2: Publisher[T2], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[T1, T2]]: ...
 
     @overload
     @staticmethod
     def zip(
-        source1: Publisher[T1], source2: Publisher[T2], zipper: Callable[[T1, T2], R], /, *, prefetch: int = 128
+        source1: Publisher[T1], source2: Publisher[T2], zipper: Callable[[T1, T2], R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
-    def zip(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3]]: ...
+    def zip(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[T1, T2, T3]]: ...
 
     @overload
     @staticmethod
     def zip(
-        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], zipper: Callable[[T1, T2, T3], R], /, *, prefetch: int = 128
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], zipper: Callable[[T1, T2, T3], R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
-    def zip(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3, T4]]: ...
+    def zip(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[T1, T2, T3, T4]]: ...
 
     @overload
     @staticmethod
     def zip(
-        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], zipper: Callable[[T1, T2, T3, T4], R], /, *, prefetch: int = 128
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], zipper: Callable[[T1, T2, T3, T4], R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
     def zip(
-        sources: Iterable[Publisher[Any]], zipper: Callable[..., R], /, *, prefetch: int = 128
+        sources: Iterable[Publisher[Any]], zipper: Callable[..., R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
-    def zip(sources: Iterable[Publisher[Any]], /, *, prefetch: int = 128) -> Flowable[tuple[Any, ...]]: ...
+    def zip(sources: Iterable[Publisher[Any]], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[Any, ...]]: ...
 
     @overload
     @staticmethod
@@ -1006,11 +1007,11 @@ class Flowable(
         source5: Publisher[Any],
         /,
         *more: Any,
-        prefetch: int = 128,
+        prefetch: int = DEFAULT_PREFETCH,
     ) -> Flowable[Any]: ...
 
     @staticmethod
-    def zip(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
+    def zip(*sources: Any, prefetch: int = DEFAULT_PREFETCH) -> Flowable[Any]:
         """Combine the n-th elements of every source with a zipper (the last positional argument if
         it is a plain callable; otherwise rows are tuples). Completes when any source is exhausted.
 
@@ -1027,43 +1028,43 @@ class Flowable(
 
     @overload
     @staticmethod
-    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2]]: ...
+    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[T1, T2]]: ...
 
     @overload
     @staticmethod
     def combine_latest(
-        source1: Publisher[T1], source2: Publisher[T2], combiner: Callable[[T1, T2], R], /, *, prefetch: int = 128
+        source1: Publisher[T1], source2: Publisher[T2], combiner: Callable[[T1, T2], R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
-    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3]]: ...
+    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[T1, T2, T3]]: ...
 
     @overload
     @staticmethod
     def combine_latest(
-        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], combiner: Callable[[T1, T2, T3], R], /, *, prefetch: int = 128
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], combiner: Callable[[T1, T2, T3], R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
-    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], /, *, prefetch: int = 128) -> Flowable[tuple[T1, T2, T3, T4]]: ...
+    def combine_latest(source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[T1, T2, T3, T4]]: ...
 
     @overload
     @staticmethod
     def combine_latest(
-        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], combiner: Callable[[T1, T2, T3, T4], R], /, *, prefetch: int = 128
+        source1: Publisher[T1], source2: Publisher[T2], source3: Publisher[T3], source4: Publisher[T4], combiner: Callable[[T1, T2, T3, T4], R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
     def combine_latest(
-        sources: Iterable[Publisher[Any]], combiner: Callable[..., R], /, *, prefetch: int = 128
+        sources: Iterable[Publisher[Any]], combiner: Callable[..., R], /, *, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]: ...
 
     @overload
     @staticmethod
-    def combine_latest(sources: Iterable[Publisher[Any]], /, *, prefetch: int = 128) -> Flowable[tuple[Any, ...]]: ...
+    def combine_latest(sources: Iterable[Publisher[Any]], /, *, prefetch: int = DEFAULT_PREFETCH) -> Flowable[tuple[Any, ...]]: ...
 
     @overload
     @staticmethod
@@ -1075,11 +1076,11 @@ class Flowable(
         source5: Publisher[Any],
         /,
         *more: Any,
-        prefetch: int = 128,
+        prefetch: int = DEFAULT_PREFETCH,
     ) -> Flowable[Any]: ...
 
     @staticmethod
-    def combine_latest(*sources: Any, prefetch: int = 128) -> Flowable[Any]:
+    def combine_latest(*sources: Any, prefetch: int = DEFAULT_PREFETCH) -> Flowable[Any]:
         """Combine the latest values of every source whenever one of them emits (the last
         positional argument combines them when it is a plain callable; otherwise tuples).
 
@@ -1564,8 +1565,8 @@ class Flowable(
     def flat_map(
         self,
         mapper: Callable[[T], Publisher[R]],
-        max_concurrency: int | None = 128,
-        prefetch: int = 128,
+        max_concurrency: int | None = DEFAULT_PREFETCH,
+        prefetch: int = DEFAULT_PREFETCH,
         delay_error: bool = False,
     ) -> Flowable[R]:
         """Map each element to a Publisher and merge their elements as they arrive.
@@ -1584,7 +1585,7 @@ class Flowable(
         """
         return _i_flat_map(self, mapper, max_concurrency, prefetch, delay_error)
 
-    def switch_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = 128, delay_error: bool = False) -> Flowable[R]:
+    def switch_map(self, mapper: Callable[[T], Publisher[R]], prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[R]:
         """Map each element to a Publisher and mirror only the most recent one (a new element
         cancels the previous inner).
 
@@ -1601,7 +1602,7 @@ class Flowable(
         return _i_switch_map(self, mapper, prefetch, delay_error)
 
     def concat_map_eager(
-        self, mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = 128
+        self, mapper: Callable[[T], Publisher[R]], max_concurrency: int = DEFAULT_PREFETCH, prefetch: int = DEFAULT_PREFETCH
     ) -> Flowable[R]:
         """Subscribe to up to ``max_concurrency`` inners at once, emit them in outer order.
 
@@ -1694,7 +1695,7 @@ class Flowable(
         """
         return Flowable.amb(self, other)
 
-    def parallel(self, rails: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
+    def parallel(self, rails: int | None = None, prefetch: int = DEFAULT_PREFETCH) -> ParallelFlowable[T]:
         """Split into ``rails`` parallel rails (default ``os.cpu_count()``) for per-rail stages on
         a Scheduler (``run_on``), then ``sequential()`` merges them.
 
@@ -2155,7 +2156,7 @@ class Flowable(
         """
         return _i_subscribe_on(self, scheduler, request_on)
 
-    def observe_on(self, scheduler: Scheduler, prefetch: int = 128, delay_error: bool = False) -> Flowable[T]:
+    def observe_on(self, scheduler: Scheduler, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False) -> Flowable[T]:
         """Deliver signals on a worker of ``scheduler`` through a bounded queue.
 
         Example::
@@ -2175,10 +2176,10 @@ class Flowable(
     def publish(self) -> ConnectableFlowable[T]: ...
 
     @overload
-    def publish(self, selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int = 128) -> Flowable[R]: ...
+    def publish(self, selector: Callable[[Flowable[T]], Publisher[R]], prefetch: int = DEFAULT_PREFETCH) -> Flowable[R]: ...
 
     def publish(
-        self, selector: Callable[[Flowable[T]], Publisher[R]] | None = None, prefetch: int = 128
+        self, selector: Callable[[Flowable[T]], Publisher[R]] | None = None, prefetch: int = DEFAULT_PREFETCH
     ) -> ConnectableFlowable[T] | Flowable[R]:
         """Share one subscription to this Flowable among several subscribers, starting on ``connect()``.
 
@@ -2209,7 +2210,7 @@ class Flowable(
         subscribing thread).
         """
         if selector is None:
-            if prefetch != 128:
+            if prefetch != DEFAULT_PREFETCH:
                 raise ValueError("publish(): prefetch applies only with a selector (publish() prefetches 128)")
             return _i_publish(self)
         return self._publish_selector(selector, prefetch)
@@ -2269,7 +2270,7 @@ class Flowable(
     # ------------------------------------------------------------------------------------------
     # Blocking bridges
 
-    def blocking_iterable(self, prefetch: int = 128, timeout: float | None = None) -> BlockingIterator[T]:
+    def blocking_iterable(self, prefetch: int = DEFAULT_PREFETCH, timeout: float | None = None) -> BlockingIterator[T]:
         """A Python iterator over the elements, prefetching at most ``prefetch`` (replenished at
         75%). Leaving the loop early (break, exception, ``close()``, or the ``with`` block it can
         be used as) cancels the subscription. ``timeout``: the longest wait, in seconds, for each
@@ -2339,7 +2340,7 @@ class Flowable(
         return _i_blocking_single(self, default, timeout)
 
     def blocking_for_each(
-        self, fn: Callable[[T], Any], prefetch: int = 128, timeout: float | None = None
+        self, fn: Callable[[T], Any], prefetch: int = DEFAULT_PREFETCH, timeout: float | None = None
     ) -> None:
         """Call ``fn(element)`` on the calling thread for each element, blocking until the stream
         ends (RxJava ``blockingForEach``). A raising ``fn`` cancels the subscription and the

@@ -34,7 +34,7 @@ from typing import Any, Final, Generic, TypeVar
 from .._internal import plugins
 from .._internal.arguments import check_bool, check_callable, positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
-from .._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from .._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
 from .._spec import Publisher, Subscriber, Subscription
 from ._flowable import Flowable
@@ -346,7 +346,7 @@ class ParallelFlowable(Generic[T]):
     def _with(self, op: RailOp) -> ParallelFlowable[Any]:
         return ParallelFlowable(self._source, self._n, self._prefetch, self._ops + (op,))
 
-    def run_on(self, scheduler: Any, prefetch: int = 128) -> ParallelFlowable[T]:
+    def run_on(self, scheduler: Any, prefetch: int = DEFAULT_PREFETCH) -> ParallelFlowable[T]:
         """Move each rail onto its own worker of ``scheduler`` (observe_on per rail; RxJava
         ``runOn``: one ``create_worker()`` per rail, whatever the scheduler's own size).
 
@@ -431,7 +431,7 @@ class ParallelFlowable(Generic[T]):
             rails.append(f)
         return rails
 
-    def sequential(self, prefetch: int = 128) -> Flowable[T]:
+    def sequential(self, prefetch: int = DEFAULT_PREFETCH) -> Flowable[T]:
         """Merge the rails back into one Flowable (elements in arrival order).
 
         Example::
@@ -447,7 +447,7 @@ class ParallelFlowable(Generic[T]):
         positive_int("parallel().sequential", "prefetch", prefetch)
         return self._merge(prefetch, delay_error=False)
 
-    def sequential_delay_error(self, prefetch: int = 128) -> Flowable[T]:
+    def sequential_delay_error(self, prefetch: int = DEFAULT_PREFETCH) -> Flowable[T]:
         """Merge the rails as :meth:`sequential`, but a rail's error waits until every rail has
         terminated (RxJava ``sequentialDelayError``); several errors become one
         ``ExceptionGroup``, an upstream error (which reaches every rail) is signalled once.
@@ -533,8 +533,8 @@ class ParallelFlowable(Generic[T]):
     def flat_map(
         self,
         mapper: Callable[[T], Publisher[R]],
-        max_concurrency: int | None = 128,
-        prefetch: int = 128,
+        max_concurrency: int | None = DEFAULT_PREFETCH,
+        prefetch: int = DEFAULT_PREFETCH,
         delay_error: bool = False,
     ) -> ParallelFlowable[R]:
         """``Flowable.flat_map`` on every rail (RxJava ``flatMap``; the defaults are RxJava's,
@@ -690,7 +690,7 @@ def _distinct_errors(error: BaseException) -> Flowable[Any]:
     return Flowable.error(error)
 
 
-def parallel(source: Flowable[T], n: int | None = None, prefetch: int = 128) -> ParallelFlowable[T]:
+def parallel(source: Flowable[T], n: int | None = None, prefetch: int = DEFAULT_PREFETCH) -> ParallelFlowable[T]:
     """Split ``source`` into ``n`` rails (default: the CPU count), dealt round-robin by demand."""
     import os
 

@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicFlag, AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, validate_request
 from ..._internal.subscriptions import EMPTY, cancel, set_once
 from ..._spec import Subscriber, Subscription
 from ...errors import MissingBackpressureError
@@ -130,7 +130,7 @@ class MulticastProcessor(SubscriberSet[T]):
         "_discard",
     )
 
-    def __init__(self, buffer_size: int = 128, ref_count: bool = False) -> None:
+    def __init__(self, buffer_size: int = DEFAULT_PREFETCH, ref_count: bool = False) -> None:
         super().__init__()
         positive_int("MulticastProcessor.create", "buffer_size", buffer_size)
         self._buffer_size = buffer_size
@@ -148,7 +148,7 @@ class MulticastProcessor(SubscriberSet[T]):
         self._discard = False
 
     @staticmethod  # shadows the static Flowable.create(emitter_fn) factory, as in RxJava
-    def create(buffer_size: int = 128, ref_count: bool = False) -> MulticastProcessor[Any]:  # type: ignore[override]
+    def create(buffer_size: int = DEFAULT_PREFETCH, ref_count: bool = False) -> MulticastProcessor[Any]:  # type: ignore[override]
         return MulticastProcessor(buffer_size, ref_count)
 
     def start(self) -> None:

@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, NoReturn, TypeVar, final
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt, AtomicRef
-from ..._internal.requests import MAX_DEMAND
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Publisher, Subscription, null_element_message
 from ...errors import NoneElementError, NoSuchElementError
@@ -329,7 +329,7 @@ class FlowableAsyncIterator(Generic[T]):
     def __init__(
         self,
         source: Publisher[T] | None,
-        prefetch: int = 128,
+        prefetch: int = DEFAULT_PREFETCH,
         subscriber: AsyncIteratorSubscriber[T] | None = None,
     ) -> None:
         sub = subscriber if subscriber is not None else AsyncIteratorSubscriber(prefetch)
@@ -415,8 +415,6 @@ class _LoopHandle(Generic[T]):
             pass
 
 
-#: the prefetch of ``async for`` / ``to_async_iterator()`` over a chain not rooted in an async source
-DEFAULT_PREFETCH: Final = 128
 _MAX_CHAIN: Final = 256  # how far up a chain of operators the async source is looked for
 
 
@@ -431,7 +429,7 @@ def default_prefetch(source: object) -> int:
         node = getattr(node, "_source", None)
         if node is None:
             break
-    return DEFAULT_PREFETCH
+    return DEFAULT_PREFETCH  # a chain not rooted in an async source
 
 
 def aiter_of(source: Publisher[T]) -> AsyncIterator[T]:

@@ -195,7 +195,7 @@ class _ConcatMapEagerFlowable(Flowable[R]):
 
 
 def concat_map_eager(
-    source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int = 128, prefetch: int = DEFAULT_PREFETCH
+    source: Flowable[T], mapper: Callable[[T], Publisher[R]], max_concurrency: int = DEFAULT_PREFETCH, prefetch: int = DEFAULT_PREFETCH
 ) -> Flowable[R]:
     check_callable_arg("concat_map_eager", "mapper", mapper)
     positive_int("concat_map_eager", "max_concurrency", max_concurrency)

@@ -24,6 +24,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicRef
+from ..._internal.requests import DEFAULT_PREFETCH
 from ..._internal.subscriptions import cancel, set_once
 from ..._spec import Publisher, Subscriber, Subscription
 from .._base import none_result_error
@@ -104,7 +105,7 @@ def delay_selector(
     source: Flowable[T],
     selector: Callable[[T], Publisher[Any]],
     delay_error: bool = False,
-    max_concurrency: int = 128,
+    max_concurrency: int = DEFAULT_PREFETCH,
 ) -> Flowable[T]:
     if not callable(selector):
         raise TypeError(f"delay(): selector must be callable, got {type(selector).__name__}")

@@ -41,7 +41,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
-from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import EMPTY
 from ..._spec import Publisher, Subscriber
 from .._base import MappedInnersMain, none_result_error
@@ -632,8 +632,8 @@ class _FlatMapFlowable(Flowable[R]):
 def flat_map(
     source: Flowable[T],
     mapper: Callable[[T], Publisher[R]],
-    max_concurrency: int | None = 128,
-    prefetch: int = 128,
+    max_concurrency: int | None = DEFAULT_PREFETCH,
+    prefetch: int = DEFAULT_PREFETCH,
     delay_error: bool = False,
 ) -> Flowable[R]:
     if not callable(mapper):

@@ -89,7 +89,7 @@ from typing import Any, ClassVar, Final, Generic, Protocol, TypeVar, cast, final
 from ..._internal import plugins
 from ..._internal.atomics import AtomicFlag, AtomicInt
 from ..._internal.drain import HalfSerializer
-from ..._internal.requests import MAX_DEMAND, add_request, validate_request
+from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, validate_request
 from ..._internal.subscriptions import CANCELLED, error_empty
 from ..._spec import Subscriber, Subscription
 from ...errors import MissingBackpressureError
@@ -1276,7 +1276,7 @@ def group_by(
     source: Flowable[T],
     key_fn: Callable[[T], Hashable],
     value_fn: Callable[[T], Any] | None = None,
-    buffer_size: int = 128,
+    buffer_size: int = DEFAULT_PREFETCH,
     slow_group: str = "error",
     expire_after_count: int | None = None,
     expire_after: float | None = None,
