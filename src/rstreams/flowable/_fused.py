@@ -692,6 +692,8 @@ class IterSubscription(Generic[T]):
                 want = remaining
             if want > _BATCH:
                 want = _BATCH  # batches are bounded: huge demand is served batch by batch
+            if self._cancelled:
+                return False  # a cancel (or a parked rule 3.9 error) from another thread: no more pulls
             try:
                 if head is _END:
                     count = len(_take_batch(it, want, on_batch, fusion, self))
