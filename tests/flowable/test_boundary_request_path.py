@@ -318,3 +318,73 @@ def test_a_foreign_subscriber_behind_a_boundary_gets_every_element_in_order() ->
     Flowable.range(0, 20_000).subscribe_on(schedulers.single()).observe_on(schedulers.new_thread()).subscribe(s)
     assert done.wait(10)
     assert s.values == list(range(20_000)) and s.completions == 1 and not s.errors
+
+
+# -- observe_on's drain: its exit check and its downstream hooks looked up once -----------------
+
+
+def test_observe_on_drain_goes_idle_at_zero_demand_and_resumes_on_the_next_request() -> None:
+    from rstreams.testing import TestScheduler
+
+    sch = TestScheduler()
+    ts = BatchProbe(0)
+    Flowable.range(0, 300).observe_on(sch, prefetch=16).subscribe(ts)
+    sch.trigger_actions()
+    assert ts.values == []  # elements queued, no demand: the drain left
+    for k in (5, 11, 16, 100, 200):
+        ts.request(k)
+        assert sch.pending > 0  # the request scheduled a drain
+        sch.trigger_actions()
+    ts.assert_result(*range(300)).assert_no_violations()
+    assert all(0 < b <= o for b, o in zip(ts.batches, ts.outstanding, strict=True))
+
+
+def test_rule_3_9_observe_on_a_bad_request_while_idle_with_elements_queued_ends_the_stream() -> None:
+    from rstreams.testing import TestScheduler
+
+    sch = TestScheduler()
+    ts = BatchProbe(0)
+    Flowable.range(0, 300).observe_on(sch, prefetch=16).subscribe(ts)
+    ts.request(3)
+    sch.trigger_actions()
+    assert ts.values == [0, 1, 2]
+    ts.request(-1)
+    sch.trigger_actions()
+    ts.assert_values(0, 1, 2).assert_error(ValueError).assert_no_violations()
+
+
+def test_observe_on_error_cuts_ahead_of_queued_elements_once_the_drain_is_idle() -> None:
+    from rstreams.testing import TestPublisher, TestScheduler
+
+    sch = TestScheduler()
+    pub: TestPublisher[int] = TestPublisher()
+    ts = BatchProbe(0)
+    Flowable.from_publisher(pub).observe_on(sch, prefetch=16).subscribe(ts)
+    sch.trigger_actions()
+    pub.next(1)
+    pub.next(2)
+    sch.trigger_actions()  # no demand: both stay queued
+    pub.error(Boom())
+    sch.trigger_actions()
+    ts.assert_no_values().assert_error(Boom).assert_no_violations()
+
+
+def test_observe_on_cancel_drops_the_downstream_and_its_hooks() -> None:
+    import gc
+    import weakref
+
+    from rstreams.testing import TestScheduler
+
+    sch = TestScheduler()
+    ts = BatchProbe(0)
+    Flowable.range(0, 300).observe_on(sch, prefetch=16).subscribe(ts)
+    ts.request(5)
+    sch.trigger_actions()
+    ref = weakref.ref(ts)
+    ts.cancel()
+    sch.trigger_actions()
+    assert ts.values == list(range(5))
+    ts.assert_no_violations()
+    del ts
+    gc.collect()
+    assert ref() is None  # rule 3.13: nothing upstream keeps the cancelled subscriber
