@@ -97,6 +97,7 @@ from ...schedulers import Scheduler, Worker
 from .._base import none_result_error
 from .._enums import NOTSET
 from .._flowable import Flowable
+from .._fused import batch_sink
 from ._aggregate import _STOP, _AggregateFlowable, _Count, _Folder, _Reduce, _stop_value, _ToList
 from ._map_filter import _MapFlowable
 from ._time_common import NOOP, check_count, check_duration, resolve_scheduler
@@ -579,7 +580,8 @@ class _GroupBySubscriber:
 
     def group_released(self) -> None:
         """A group was cancelled, abandoned or expired (once per group: ``UnicastGroup.release``)."""
-        if self._live.decrement_and_get() == 0:
+        if self._live.decrement_and_get() == 0 and not self._done:
+            # not after the upstream terminated: its subscription counts as cancelled (rule 2.4)
             self._cancel_upstream()
 
     # -- main subscription -----------------------------------------------------------------------
@@ -889,47 +891,57 @@ def _complete_groups(groups: list[_GroupState]) -> None:
     """The upstream completed: complete every group, in the order they were opened.
 
     A group folded in place by ``flat_map`` (a :class:`GroupFold` on the group's fast path, no
-    drain running, nothing queued) is finished here without its drain, and the results of a run of
-    such groups go to their flat_map in one call (:meth:`FlatMapSubscriber._inners_last`: one pass
-    through its emitter, one list for a batch-capable downstream): the same signals, in the same
-    order, as completing them one by one. Any other group completes through its drain, after the
-    results of the folds before it.
+    drain running, nothing queued) is finished here without its drain. Into a batch-taking
+    downstream of flat_map (an aggregate, ``observe_on``, a bridge: library code that takes a list
+    as the fused sources hand it one), the results of a run of such groups go in one call
+    (:meth:`FlatMapSubscriber._inners_last`: one pass through its emitter, one list). Into any
+    other downstream they go one by one, each result computed (the user's ``map`` after the
+    aggregate) just before it is emitted: a downstream that cancels runs no ``map`` of a later
+    group, as when the groups complete through their drains. Any other group completes through its
+    drain, after the results of the folds before it. Same signals, same order, either way.
     """
     folds: list[GroupFold] = []
     values: list[Any] = []
-    parent: Any = None
+    parent: Any = None  # flat_map (FlatMapSubscriber) of the current run of folds
+    batching = False
     for g in groups:
-        fold = g.fast
-        if isinstance(fold, GroupFold) and fold._parent is not None and g.try_finish():
-            p = fold._parent
-            if p is not parent and folds:
+        fast = g.fast
+        fold = fast if isinstance(fast, GroupFold) else None
+        p: Any = None if fold is None else fold._parent
+        if fold is None or p is None or not g.try_finish():
+            if folds:
+                parent._inners_last(folds, values)
+                folds, values = [], []
+            g.on_complete()
+            continue
+        if p is not parent:
+            if folds:
                 parent._inners_last(folds, values)
                 folds, values = [], []
             parent = p
-            acc = fold._acc
-            fold._acc = None
-            try:
-                value = fold.value(acc)
-            except Exception as e:
-                if folds:
-                    parent._inners_last(folds, values)
-                    folds, values = [], []
-                fold._fail(e)
-                continue
-            if value is NOTSET:  # completed without a value (an aggregate of nothing)
-                if folds:
-                    parent._inners_last(folds, values)
-                    folds, values = [], []
-                fold.done = True
-                parent._inner_done(fold)
-                continue
+            batching = batch_sink(p._downstream) is not None
+        acc = fold._acc
+        fold._acc = None
+        try:
+            value = fold.value(acc)
+        except Exception as e:
+            if folds:
+                parent._inners_last(folds, values)
+                folds, values = [], []
+            fold._fail(e)
+            continue
+        if value is NOTSET:  # completed without a value (an aggregate of nothing)
+            if folds:
+                parent._inners_last(folds, values)
+                folds, values = [], []
+            fold.done = True
+            parent._inner_done(fold)
+            continue
+        if batching:
             folds.append(fold)
             values.append(value)
-            continue
-        if folds:
-            parent._inners_last(folds, values)
-            folds, values = [], []
-        g.on_complete()
+        else:
+            parent._inners_last([fold], [value])
     if folds:
         parent._inners_last(folds, values)
 
