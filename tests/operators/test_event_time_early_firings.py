@@ -549,3 +549,28 @@ def test_against_the_model(seed: int) -> None:
             ts = run_one_by_one(f) if how == "one_by_one" else f.test()
             ts.assert_complete().assert_no_violations()
             assert rows(ts.values) == want, (seed, how, p, events)
+
+
+def test_early_interval_ticks_while_a_synchronous_upstream_runs_inside_on_subscribe() -> None:
+    """A subscriber that requests inside on_subscribe runs a synchronous upstream to its end there:
+    the early timer is already running, so the early results are those of a subscriber that
+    requests later."""
+
+    def run(request_late: bool) -> list[Any]:
+        sched = TestScheduler()
+        ts: TestSubscriber[Any] = TestSubscriber(0) if request_late else TestSubscriber()
+        (
+            Flowable.range(0, 5)
+            .do_on_next(lambda _x: sched.advance_by(1))
+            .tumbling_window(1000, timestamp=float, aggregate="count", early_interval=1, scheduler=sched)
+            .subscribe(ts)
+        )
+        if request_late:
+            ts.request(100)
+        ts.assert_complete().assert_no_errors().assert_no_violations()
+        assert sched.pending == 0  # the timers were disposed at completion
+        return [(w.start, w.value, w.final) for w in ts.values]
+
+    early_in_on_subscribe = run(False)
+    assert early_in_on_subscribe == run(True)
+    assert [f for _s, _v, f in early_in_on_subscribe] == [False] * 4 + [True]

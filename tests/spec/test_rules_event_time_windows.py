@@ -56,3 +56,20 @@ def test_rule_1_7_a_late_processor_completes_once_when_the_stream_is_cancelled()
         tp.next(3)  # after the cancel: dropped by the cancelled operator, not sent to the Processor
         lt.assert_result(2).assert_no_violations()
         assert tp.was_cancelled
+
+
+def test_rule_3_9_bad_request_fails_the_late_processor_with_the_stream() -> None:
+    """The late= Processor ends with the stream: a bad request fails the stream (rule 3.9), and the
+    Processor with it, after the late element it already received."""
+    from rstreams.processors import PublishProcessor
+
+    pp: PublishProcessor[Any] = PublishProcessor.create()
+    late = pp.test()
+    tp: TestPublisher[int] = TestPublisher.create()
+    ts: TestSubscriber[Any] = TestSubscriber(0)
+    Flowable.from_publisher(tp).tumbling_window(10, timestamp=float, aggregate="count", late=pp).subscribe(ts)
+    tp.next(1, 30, 2)  # 2 is late (the watermark is 30)
+    ts.request(-1)
+    ts.assert_error(ValueError).assert_no_violations()
+    assert tp.was_cancelled
+    late.assert_values(2).assert_error(ValueError).assert_no_violations()

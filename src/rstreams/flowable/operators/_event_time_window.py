@@ -1075,15 +1075,18 @@ class _EventTimeSubscriber:
             report_double_subscription(self._op)
             return
         self._upstream = subscription
-        self._downstream.on_subscribe(self)
+        # the timers start before the downstream's on_subscribe: a downstream that requests there
+        # may run a synchronous upstream to its end inside it, and the idle and early ticks must
+        # run meanwhile (a cancel from on_subscribe disposes them again)
         w = self._worker
-        if w is not None and not self._cancelled:
+        if w is not None:
             idle = self._idle
             if idle is not None:
                 self._timers.append(w.schedule_periodic(self._timer_task(self._idle_tick), idle, idle))
             every = self._interval
             if every is not None:
                 self._timers.append(w.schedule_periodic(self._timer_task(self._early_tick), every, every))
+        self._downstream.on_subscribe(self)
         self._drain()
 
     def on_next(self, item: Any) -> None:
@@ -1230,6 +1233,8 @@ class _EventTimeSubscriber:
                 self._bad = err  # rule 3.9
                 self._upstream.cancel()
                 self._dispose_timer()
+                # the stream fails with the error: so does the late= Processor
+                self._serial(lambda: self._release(err))
                 self._drain()
                 return
         add_request(self._requested, n)
@@ -1246,12 +1251,19 @@ class _EventTimeSubscriber:
         self._cancelled = True
         self._upstream.cancel()
         self._dispose_timer()
-        self._store.clear()  # state released (a batch in progress keeps its own references)
+        self._serial(lambda: self._release(None))  # nothing can be late any more: the Processor completes
+        self._drain()
+
+    def _release(self, error: BaseException | None) -> None:
+        """Cancelled or failed by a bad request: the state is released and the late= Processor ends
+        (with ``error``, or completes). Serialized with the upstream signals and the timers when
+        there are timers (``_serial``: a tick never walks a store being cleared); a batch in
+        progress on the upstream thread keeps its own references."""
+        self._store.clear()
         sink = self._late_sink
         self._late_sink = None
         if sink is not None:
-            sink.finish(None)  # nothing can be late any more: the Processor completes
-        self._drain()
+            sink.finish(error)
 
     def _drain(self) -> None:
         if self._wip.get_and_increment() != 0:
