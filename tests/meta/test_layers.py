@@ -83,10 +83,18 @@ def _is_submodule(name: str) -> bool:
     return (SRC / rel).with_suffix(".py").is_file() or (SRC / rel / "__init__.py").is_file()
 
 
+def _is_type_checking(test: ast.expr) -> bool:
+    """``if TYPE_CHECKING:`` or ``if typing.TYPE_CHECKING:`` (its body never runs); not
+    ``if not TYPE_CHECKING:`` or any other test that merely mentions it."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
 def _type_checking_nodes(tree: ast.AST) -> set[int]:
     skipped: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.body:
                 skipped.update(id(n) for n in ast.walk(child))
     return skipped
@@ -94,9 +102,12 @@ def _type_checking_nodes(tree: ast.AST) -> set[int]:
 
 def _imports(path: Path) -> Iterator[str]:
     """Every rstreams module ``path`` imports (absolute names)."""
-    current = _module_name(path)
-    is_package = path.name == "__init__.py"
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    yield from _imports_of(path.read_text(encoding="utf-8"), _module_name(path), path.name == "__init__.py")
+
+
+def _imports_of(text: str, current: str, is_package: bool) -> Iterator[str]:
+    """Every rstreams module the source ``text`` of module ``current`` imports (absolute names)."""
+    tree = ast.parse(text)
     skipped = _type_checking_nodes(tree)
     for node in ast.walk(tree):
         if id(node) in skipped:
@@ -117,16 +128,21 @@ def _imports(path: Path) -> Iterator[str]:
                         yield sub
         elif (
             isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id == "lazy_function"
+            and (
+                (isinstance(node.func, ast.Name) and node.func.id == "lazy_function")
+                or (isinstance(node.func, ast.Attribute) and node.func.attr == "lazy_function")
+            )
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
         ):
             yield _resolve(node.args[0].value, "rstreams.flowable", True)
         elif (
-            isinstance(node, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == "_LAZY" for t in node.targets)
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(
+                isinstance(t, ast.Name) and t.id == "_LAZY"
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
             and isinstance(node.value, ast.Dict)
         ):
             for value in node.value.values:
@@ -254,3 +270,27 @@ def test_flowable_lowlevel_lends_only_names_a_higher_package_uses() -> None:
                 used.add(node.attr)  # `from .flowable import lowlevel; lowlevel.set_tracing(...)`
     unused = sorted(set(lowlevel.__all__) - used)
     assert not unused, f"no package above flowable uses these names of flowable.lowlevel: {unused}"
+
+
+def test_the_reader_sees_every_form_of_import() -> None:
+    """What the layer checks read: what runs is an edge (also under ``if not TYPE_CHECKING``, in a
+    function, a lazy_function string called as an attribute, an annotated ``_LAZY`` table); what
+    never runs is not (``if TYPE_CHECKING:``, ``if typing.TYPE_CHECKING:``)."""
+    source = """
+import typing
+from typing import TYPE_CHECKING
+from . import _lazy
+if TYPE_CHECKING:
+    from rstreams import aio
+if typing.TYPE_CHECKING:
+    import rstreams.spark
+if not TYPE_CHECKING:
+    import rstreams.tck
+def f():
+    from ..processors import PublishProcessor
+_i = _lazy.lazy_function(".operators._map_filter", "map_", "_i", globals())
+_LAZY: dict[str, str] = {"Thing": "rstreams.retry"}
+"""
+    seen = set(_imports_of(source, "rstreams.flowable._x", False))
+    assert {"rstreams.tck", "rstreams.processors", "rstreams.flowable.operators._map_filter", "rstreams.retry"} <= seen
+    assert "rstreams.aio" not in seen and "rstreams.spark" not in seen
