@@ -29,11 +29,12 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from itertools import repeat, starmap
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .._internal import plugins
 from .._internal.arguments import check_bool, check_callable, positive_int
 from .._internal.atomics import AtomicFlag, AtomicInt
+from .._internal.drain import enter, leave
 from .._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
 from .._spec import Publisher, Subscriber, Subscription
@@ -44,7 +45,6 @@ __all__ = ["ParallelFlowable", "parallel"]
 
 T = TypeVar("T")
 R = TypeVar("R")
-_MAX: Final = MAX_DEMAND
 
 RailOp = Callable[[Flowable[Any]], Flowable[Any]]
 
@@ -186,7 +186,7 @@ class _Dispatcher:
             self._drain()  # the drain owner clears the queue
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         q = self._queue
@@ -225,7 +225,7 @@ class _Dispatcher:
                     s = rail.subscriber if rail is not None else None
                     if s is not None and rail.requested.get() > 0:  # type: ignore[union-attr]
                         s.on_next(q.popleft())
-                        if rail.requested.get() < _MAX:  # type: ignore[union-attr]
+                        if rail.requested.get() < MAX_DEMAND:  # type: ignore[union-attr]
                             produced(rail.requested, 1)  # type: ignore[union-attr]
                         consumed += 1
                         idle = 0
@@ -242,7 +242,7 @@ class _Dispatcher:
                         self._consumed = c
                 if self._done and not q and consumed:
                     continue  # as above: the completion after the last elements, in this pass
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 
@@ -298,7 +298,7 @@ class _Dispatcher:
             if run and b is not None and rail is not None:
                 b(run)
                 req = rail.requested
-                if req._value < _MAX:
+                if req._value < MAX_DEMAND:
                     produced(req, len(run))
         if consumed:
             c = self._consumed + consumed
