@@ -11,6 +11,7 @@ from collections import deque
 from typing import Any, Final
 
 from .._internal.atomics import AtomicInt, AtomicRef
+from .._internal.drain import enter, leave
 from .._internal.plugins import on_schedule
 from ._base import (
     DISPOSED,
@@ -183,7 +184,7 @@ class _ExecutorWorker(Worker):
         if self.is_disposed:
             return
         self._queue.append(handle)
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             try:
                 self._executor.submit(self._drain)
             except RuntimeError as e:  # executor shut down
@@ -203,7 +204,7 @@ class _ExecutorWorker(Worker):
                 t = h.take()
                 if t is not None:
                     run_task(t, self._context)
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

@@ -126,6 +126,7 @@ from typing import Any, Final, Generic, Literal, NamedTuple, NoReturn, TypeVar, 
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED, report_double_subscription
 from ..._spec import Publisher, Subscriber, Subscription, null_element_message
@@ -1055,14 +1056,14 @@ class _EventTimeSubscriber:
             task()
             return
         self._tasks.append(task)
-        if g.get_and_increment() != 0:
+        if not enter(g):
             return
         missed = 1
         tasks = self._tasks
         while True:
             while tasks:
                 tasks.popleft()()
-            missed = g.add_and_get(-missed)
+            missed = leave(g, missed)
             if missed == 0:
                 return
 
@@ -1266,7 +1267,7 @@ class _EventTimeSubscriber:
             sink.finish(error)
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return
         missed = 1
         ready = self._ready
@@ -1324,7 +1325,7 @@ class _EventTimeSubscriber:
                     n = self._prefetch - outstanding
                     self._asked += n
                     self._upstream.request(n)
-            missed = self._wip.add_and_get(-missed)
+            missed = leave(self._wip, missed)
             if missed == 0:
                 return
 

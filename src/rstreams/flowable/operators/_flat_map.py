@@ -41,6 +41,7 @@ from typing import Any, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.atomics import AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import EMPTY
 from ..._spec import Publisher, Subscriber
@@ -223,7 +224,7 @@ class FlatMapSubscriber(MappedInnersMain):
                 return
         else:
             self._scalars.extend(values)
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain_loop()
 
@@ -276,7 +277,7 @@ class FlatMapSubscriber(MappedInnersMain):
             return
         self._cancelled = True
         self._cancel_all()
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._clear()
         self._downstream = None  # rule 3.13
 
@@ -321,7 +322,7 @@ class FlatMapSubscriber(MappedInnersMain):
                 return
         else:
             self._scalars.append(value)
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain_loop()
 
@@ -337,14 +338,14 @@ class FlatMapSubscriber(MappedInnersMain):
         else:
             inner.queue.append(value)
             self._ready.append(inner)  # after its element: the emitter never pops it too early
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain_loop()
 
     def _inner_next_batch(self, inner: PrefetchInner, items: list[Any]) -> None:
         inner.queue.extend(items)  # behind what this inner queued before (its order)
         self._ready.append(inner)  # one entry for the run, after it
-        if self._wip.get_and_increment() != 0:
+        if not enter(self._wip):
             return  # the emitter loops again (race: several inners and requests, rule 1.3)
         self._drain_loop()
 
@@ -370,7 +371,7 @@ class FlatMapSubscriber(MappedInnersMain):
             inner.done = True
             self._ready.append(inner)
             self._finished.append(inner)
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain_loop()
 
@@ -419,7 +420,7 @@ class FlatMapSubscriber(MappedInnersMain):
                 return
         else:
             self._queue_last(inners, values)
-            if wip.get_and_increment() != 0:
+            if not enter(wip):
                 return
         self._drain_loop()
 
@@ -446,7 +447,7 @@ class FlatMapSubscriber(MappedInnersMain):
         self._drain()
 
     def _drain(self) -> None:
-        if self._wip.get_and_increment() == 0:
+        if enter(self._wip):
             self._drain_loop()
 
     def _inner_done(self, inner: PrefetchInner) -> None:
@@ -543,7 +544,7 @@ class FlatMapSubscriber(MappedInnersMain):
             if self._done and self._errors.has_error() and not self._delay_error:
                 self._terminate(d)
                 return
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 

@@ -50,6 +50,7 @@ from typing import Any, Final, Generic, TypeVar, cast, final
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
 from ..._internal.atomics import AtomicInt
+from ..._internal.drain import enter, leave
 from ..._internal.event_loops import LoopClosedError, resolve_loop
 from ..._internal.requests import MAX_DEMAND, add_request, produced, validate_request
 from ..._internal.subscriptions import CANCELLED
@@ -284,7 +285,7 @@ class _MapAsyncSubscriber(Generic[T, R]):
     # -- the drain (loop thread) --------------------------------------------------------------
     def _drain(self) -> None:
         if _get_running_loop() is self._loop:
-            if self._wip.get_and_increment() == 0:  # rule 1.3: one drain at a time
+            if enter(self._wip):  # rule 1.3: one drain at a time
                 self._drain_loop()
             return
         hop = self._hop  # race: many signals from other threads vs one pending hand-over
@@ -379,7 +380,7 @@ class _MapAsyncSubscriber(Generic[T, R]):
             if self._done and n == 0 and not inbox and not out and self._error is None:
                 self._terminate(d, None)
                 return
-            missed = wip.add_and_get(-missed)
+            missed = leave(wip, missed)
             if missed == 0:
                 return
 
