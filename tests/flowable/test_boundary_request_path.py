@@ -1,7 +1,8 @@
 """The bounded request path of a fused source into a batch consumer (what a thread boundary asks
 of it 128 at a time), and the strict wrapper's batch delivery: demand accounted across batches,
 re-entrant requests, cancellation mid-batch, demand summing past ``2**63 - 1`` (rule 3.17), an
-element pulled ahead going first, and a terminal from another thread never overlapping a batch."""
+element pulled ahead going first, and a terminal from another thread never overlapping a batch.
+The rule tests (``test_rule_*``) are in ``tests/spec/test_rules_boundary_request_path.py``."""
 
 from __future__ import annotations
 
@@ -115,22 +116,6 @@ def test_an_element_pulled_ahead_goes_first_in_the_next_batch() -> None:
     assert ts.batches == [3, 3, 1]
 
 
-def test_rule_3_3_a_request_from_inside_a_batch_adds_demand_to_the_running_loop() -> None:
-    depth = [0, 0]
-
-    def more(ts: BatchProbe, items: list[Any]) -> None:
-        depth[0] += 1
-        depth[1] = max(depth[1], depth[0])
-        ts.request(10)  # re-entrant: the loop running below this call serves it next
-        depth[0] -= 1
-
-    ts = BatchProbe(0, more)
-    Flowable.range(0, 100).subscribe(ts)
-    ts.request(10)
-    ts.assert_result(*range(100)).assert_no_violations()
-    assert depth[1] == 1 and ts.batches == [10] * 10
-
-
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_cancel_inside_a_batch_stops_the_loop(name: str) -> None:
     ts = BatchProbe(0, lambda ts, items: ts.cancel())
@@ -153,30 +138,6 @@ def test_cancel_from_another_thread_between_requests() -> None:
     ts.assert_no_violations()
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_rule_3_17_demand_summing_past_the_maximum_is_unbounded(name: str) -> None:
-    ts = BatchProbe(0)
-    SOURCES[name](5000).subscribe(ts)
-    ts.request(MAX_DEMAND - 1)
-    ts.request(MAX_DEMAND - 1)  # capped, sticky
-    ts.assert_result(*range(5000)).assert_no_violations()
-
-
-def test_rule_3_17_demand_becoming_unbounded_inside_a_bounded_batch_loop() -> None:
-    asked = [False]
-
-    def unbounded(ts: BatchProbe, items: list[Any]) -> None:
-        if not asked[0]:
-            asked[0] = True
-            ts.request(MAX_DEMAND - 5)  # 10 + this sums past 2**63 - 1: unbounded from now on
-
-    ts = BatchProbe(0, unbounded)
-    Flowable.from_iterable(_gen(3000)).subscribe(ts)
-    ts.request(10)
-    ts.assert_result(*range(3000)).assert_no_violations()
-    assert ts.batches[0] == 10 and sum(ts.batches) == 3000
-
-
 def test_a_failure_mid_batch_hands_over_the_prefix_then_the_error() -> None:
     def gen() -> Iterator[int]:
         yield from range(70)
@@ -184,20 +145,6 @@ def test_a_failure_mid_batch_hands_over_the_prefix_then_the_error() -> None:
 
     ts = _drive(Flowable.from_iterable(gen()), [32])
     ts.assert_values(*range(70)).assert_error(Boom).assert_no_violations()
-
-
-def test_rule_2_13_a_none_mid_batch_is_an_error_after_the_prefix() -> None:
-    data: list[Any] = [1, 2, 3, None, 5]
-    ts = _drive(Flowable.from_iterable(data), [2])
-    ts.assert_values(1, 2, 3).assert_error(TypeError).assert_no_violations()
-
-
-def test_rule_3_9_a_bad_request_between_batches_ends_the_stream() -> None:
-    ts = BatchProbe(0)
-    Flowable.range(0, 100).subscribe(ts)
-    ts.request(10)
-    ts.request(0)
-    ts.assert_values(*range(10)).assert_error(ValueError).assert_no_violations()
 
 
 # -- the strict wrapper's batches ------------------------------------------------------------
@@ -255,18 +202,6 @@ def test_strict_batch_delivery_stops_at_a_cancel_from_inside_on_next(variant: st
 
 
 @pytest.mark.parametrize("variant", sorted(STRICT))
-def test_rule_2_13_strict_batch_delivery_stops_at_a_raising_on_next(variant: str, undeliverable: list[BaseException]) -> None:
-    s = _Foreign(raise_at=7)
-    w = STRICT[variant](s)
-    w.on_subscribe(EMPTY)
-    w.on_next_batch(list(range(20)))
-    w.on_next_batch(list(range(20, 40)))
-    w.on_complete()
-    assert s.values == list(range(7)) and s.completions == 0 and not s.errors
-    assert len(undeliverable) == 1 and isinstance(undeliverable[0], Boom)
-
-
-@pytest.mark.parametrize("variant", sorted(STRICT))
 def test_strict_batch_then_terminal_in_order(variant: str) -> None:
     ts: TestSubscriber[int] = TestSubscriber()
     w = STRICT[variant](ts)
@@ -275,32 +210,6 @@ def test_strict_batch_then_terminal_in_order(variant: str) -> None:
     w.on_complete()
     w.on_next_batch([4])  # after the terminal: dropped
     ts.assert_result(1, 2, 3).assert_no_violations()
-
-
-@pytest.mark.parametrize("variant", sorted(STRICT))
-def test_rule_1_3_a_terminal_from_another_thread_never_overlaps_a_batch_and_is_never_lost(variant: str) -> None:
-    for seed in range(30):
-        ts: TestSubscriber[int] = TestSubscriber()
-        w = STRICT[variant](ts)
-        w.on_subscribe(EMPTY)
-        barrier = threading.Barrier(2)
-
-        def emit(w: Any = w, barrier: threading.Barrier = barrier) -> None:
-            barrier.wait()
-            for i in range(0, 20_000, 100):
-                w.on_next_batch(list(range(i, i + 100)))
-
-        t = threading.Thread(target=emit)
-        t.start()
-        barrier.wait()
-        if seed % 2:
-            w.on_complete()
-        else:
-            w.on_error(Boom())
-        t.join(5)
-        assert len(ts.errors) + ts.completions == 1, f"seed {seed}: terminal lost or doubled"
-        assert ts.values == list(range(len(ts.values))), f"seed {seed}: a gap or a reordering"
-        ts.assert_no_violations()
 
 
 def test_a_foreign_subscriber_behind_a_boundary_gets_every_element_in_order() -> None:
@@ -337,20 +246,6 @@ def test_observe_on_drain_goes_idle_at_zero_demand_and_resumes_on_the_next_reque
         sch.trigger_actions()
     ts.assert_result(*range(300)).assert_no_violations()
     assert all(0 < b <= o for b, o in zip(ts.batches, ts.outstanding, strict=True))
-
-
-def test_rule_3_9_observe_on_a_bad_request_while_idle_with_elements_queued_ends_the_stream() -> None:
-    from rstreams.testing import TestScheduler
-
-    sch = TestScheduler()
-    ts = BatchProbe(0)
-    Flowable.range(0, 300).observe_on(sch, prefetch=16).subscribe(ts)
-    ts.request(3)
-    sch.trigger_actions()
-    assert ts.values == [0, 1, 2]
-    ts.request(-1)
-    sch.trigger_actions()
-    ts.assert_values(0, 1, 2).assert_error(ValueError).assert_no_violations()
 
 
 def test_observe_on_error_cuts_ahead_of_queued_elements_once_the_drain_is_idle() -> None:

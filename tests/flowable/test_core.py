@@ -1,5 +1,6 @@
 """Core Flowable: basic sources, map/filter/take/skip/hide, aggregates, fusion equivalence,
-subscribe forms (rule 1.9). Foreign publishers and subscribers: tests/spec/test_foreign_publishers_and_subscribers.py."""
+subscribe forms. The rule tests (``test_rule_*``): tests/spec/test_rules_core.py. Foreign publishers and
+subscribers: tests/spec/test_foreign_publishers_and_subscribers.py."""
 
 from __future__ import annotations
 
@@ -25,22 +26,11 @@ def test_just_completes_eagerly_when_demand_equals_count() -> None:
     Flowable.just(1, 2).test(2).assert_result(1, 2).assert_no_violations()
 
 
-def test_rule_2_13_just_none_is_refused_at_assembly() -> None:
-    with pytest.raises(TypeError, match="2.13"):
-        Flowable.just(1, None)
-
-
 def test_empty_error_never() -> None:
     Flowable.empty().test().assert_result().assert_no_violations()
     Flowable.error(Boom("x")).test().assert_error(Boom, match="x").assert_no_violations()
     Flowable.error(lambda: Boom("lazy")).test().assert_error(Boom, match="lazy").assert_no_violations()
     Flowable.never().test().assert_empty().assert_no_violations()
-
-
-def test_rule_3_9_never_signals_error_on_bad_request() -> None:
-    ts = Flowable.never().test(0)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_range_and_from_iterable() -> None:
@@ -70,62 +60,9 @@ def test_from_iterable_error_in_iteration_is_signalled() -> None:
     Flowable.from_iterable(gen()).test().assert_failure(Boom, 1).assert_no_violations()
 
 
-def test_rule_2_13_from_iterable_none_element_is_type_error() -> None:
-    Flowable.from_iterable([1, None, 3]).test().assert_failure(TypeError, 1).assert_no_violations()
-
-
 def test_range_request_one_at_a_time() -> None:
     ts = run_one_by_one(Flowable.range(0, 5))
     ts.assert_result(0, 1, 2, 3, 4).assert_no_violations()
-
-
-def test_rule_3_17_cumulative_demand_up_to_max() -> None:
-    ts = Flowable.range(0, 3).test(0)
-    ts.request(MAX_DEMAND // 2)
-    ts.request(MAX_DEMAND // 2)
-    ts.request(1)
-    ts.assert_result(0, 1, 2).assert_no_violations()
-
-
-def test_rule_3_17_demand_above_max_is_unbounded() -> None:
-    ts = Flowable.range(0, 3).test(0)
-    ts.request(2**64)
-    ts.assert_result(0, 1, 2).assert_no_violations()
-
-
-@pytest.mark.parametrize("bad", [0, -5, True, 1.5, None, "3"])
-def test_rule_3_9_range_bad_request_signals_error(bad: Any) -> None:
-    ts = Flowable.range(0, 10).test(0)
-    ts.request(bad)
-    assert len(ts.errors) == 1
-    assert isinstance(ts.errors[0], (ValueError, TypeError)) and "3.9" in str(ts.errors[0])
-    ts.assert_no_values().assert_no_violations()
-
-
-def test_rule_3_3_request_from_on_next_does_not_recurse() -> None:
-    depth = [0, 0]
-
-    class Sub:
-        _rs_no_wrap = True
-
-        def on_subscribe(self, s: Any) -> None:
-            self.s = s
-            s.request(1)
-
-        def on_next(self, x: int) -> None:
-            depth[0] += 1
-            depth[1] = max(depth[1], depth[0])
-            self.s.request(1)
-            depth[0] -= 1
-
-        def on_error(self, e: BaseException) -> None:
-            raise AssertionError(e)
-
-        def on_complete(self) -> None:
-            pass
-
-    Flowable.range(0, 5000).subscribe(Sub())
-    assert depth[1] == 1
 
 
 def test_defer_calls_supplier_per_subscriber() -> None:
@@ -200,16 +137,6 @@ def test_map_raising_cancels_upstream_and_signals() -> None:
 
     check_raising(lambda f: f.map(bad), range(10))
     check_raising(lambda f: f.filter(lambda x: bad(x) >= 0), range(10))
-
-
-@pytest.mark.parametrize("hidden", [False, True])
-def test_rule_2_13_map_returning_none_is_type_error_naming_map(hidden: bool) -> None:
-    src = Flowable.range(0, 5)
-    if hidden:
-        src = src.hide()
-    ts = src.map(lambda x: None if x == 2 else x).test()
-    ts.assert_failure(TypeError, 0, 1).assert_no_violations()
-    assert "map()" in str(ts.errors[0])
 
 
 def test_take_never_requests_more_than_count_upstream() -> None:
@@ -314,20 +241,6 @@ def test_aggregate_waits_for_demand() -> None:
     ts.assert_result([0, 1, 2]).assert_no_violations()
 
 
-def test_rule_3_9_aggregate_bad_request() -> None:
-    ts = Flowable.range(0, 3).hide().count().test(0)
-    ts.request(-1)
-    ts.assert_error(ValueError, match="3.9").assert_no_violations()
-
-
-@pytest.mark.parametrize("hidden", [False, True])
-def test_rule_2_13_reduce_returning_none(hidden: bool) -> None:
-    f = Flowable.range(0, 5)
-    if hidden:
-        f = f.hide()
-    f.reduce(lambda a, b: None).test().assert_error(TypeError, match="reduce").assert_no_violations()
-
-
 @pytest.mark.parametrize("hidden", [False, True])
 def test_fused_terminal_none_element_matches_unfused(hidden: bool) -> None:
     f = Flowable.range(0, 5000)
@@ -342,11 +255,6 @@ def test_aggregate_error_propagates() -> None:
 
 
 # ------------------------------------------------------------------------------------ subscribe
-def test_rule_1_9_subscribe_none_raises_type_error() -> None:
-    with pytest.raises(TypeError, match="1.9"):
-        Flowable.just(1).subscribe(None)
-
-
 def test_lambda_subscribe_returns_disposable() -> None:
     got: list[int] = []
     done: list[bool] = []

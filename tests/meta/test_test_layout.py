@@ -10,18 +10,6 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent.parent
 SPEC = TESTS / "spec"
 
-#: Modules outside tests/spec that still define rule-level tests, each with its reason: the code they
-#: test is under change in parallel work that edits these very modules, so their rule tests move to
-#: tests/spec once it has landed (moving them meanwhile would mix the two changes). A module leaves this
-#: set when its last ``test_rule_*`` has moved (``test_exclusions_are_not_stale`` fails until then).
-NOT_MOVED_YET: dict[str, str] = {
-    "flowable/test_boundary_request_path.py": "the fused request path is being reworked",
-    "flowable/test_core.py": "the Flowable core is being reworked",
-    "operators/test_async_boundaries.py": "the asynchronous boundaries are being reworked",
-    "operators/test_batch_hand_off_transparent_stages.py": "the batch hand-off is being reworked",
-    "operators/test_inner_batches_zip_eager_switch.py": "inner batches of zip/concat_eager/switch are being reworked",
-}
-
 
 def _rule_tests(path: Path) -> list[str]:
     """The names of the ``test_rule_*`` functions and methods defined in ``path`` (at any depth)."""
@@ -45,16 +33,10 @@ def _outside_spec() -> dict[str, list[str]]:
 
 
 def test_every_rule_level_test_lives_under_tests_spec() -> None:
-    stray = {rel: names for rel, names in _outside_spec().items() if rel not in NOT_MOVED_YET}
+    stray = _outside_spec()
     assert not stray, (
         "rule-level tests (test_rule_*) belong under tests/spec/, in a module named after what they test "
         "(tests/spec/test_rules_<topic>.py; import shared helpers from the original module or tests/spec/_helpers.py): "
         + "; ".join(f"tests/{rel}: {', '.join(names)}" for rel, names in stray.items())
     )
-
-
-def test_exclusions_are_not_stale() -> None:
-    outside = _outside_spec()
-    stale = sorted(rel for rel in NOT_MOVED_YET if rel not in outside)
-    assert not stale, f"no test_rule_* left in {stale}: remove them from NOT_MOVED_YET in {Path(__file__).name}"
 

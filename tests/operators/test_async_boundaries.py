@@ -1,4 +1,5 @@
-"""observe_on, subscribe_on and flat_map."""
+"""observe_on, subscribe_on and flat_map. The rule tests (``test_rule_*``) are in
+``tests/spec/test_rules_async_boundaries.py``."""
 
 from __future__ import annotations
 
@@ -45,12 +46,6 @@ def test_observe_on_error_cuts_ahead_unless_delay_error() -> None:
     src.observe_on(schedulers.single()).subscribe(ts2)
     ts2.await_done(5)
     ts2.assert_error(Boom).assert_no_values().assert_no_violations()
-
-
-def test_rule_3_9_observe_on_bad_request() -> None:
-    ts = Flowable.never().observe_on(schedulers.single()).test(0)
-    ts.request(0)
-    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_observe_on_cancel_stops_delivery_and_disposes_worker() -> None:
@@ -101,12 +96,6 @@ def test_subscribe_on_scenarios() -> None:
     check_scenarios(lambda f: f.subscribe_on(schedulers.io()), range(30), lambda d: d)
 
 
-def test_rule_3_9_subscribe_on_bad_request() -> None:
-    ts = Flowable.never().subscribe_on(schedulers.single()).test(0)
-    ts.request(-1)
-    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
-
-
 # ------------------------------------------------ from_callable(...).subscribe_on(s): one task
 def test_subscribe_on_callable_runs_the_callable_and_emits_on_the_worker() -> None:
     ran_on: list[str] = []
@@ -149,12 +138,6 @@ def test_subscribe_on_callable_errors_and_none() -> None:
     ts.await_done(5).assert_error(ZeroDivisionError).assert_no_violations()
     ts2 = Flowable.from_callable(lambda: None).subscribe_on(schedulers.io()).test()
     ts2.await_done(5).assert_error(NoneElementError, match="2.13").assert_no_violations()
-
-
-def test_rule_3_9_subscribe_on_callable_bad_request() -> None:
-    ts = Flowable.from_callable(lambda: 1).subscribe_on(schedulers.single()).test(0)
-    ts.request(0)
-    ts.await_done(5).assert_error(ValueError, match="3.9").assert_no_violations()
 
 
 def test_subscribe_on_callable_releases_its_io_thread_before_on_complete() -> None:
@@ -327,21 +310,11 @@ def test_flat_map_delay_error_collects_all() -> None:
     ts.assert_no_violations()
 
 
-def test_rule_2_13_flat_map_mapper_returning_none() -> None:
-    Flowable.range(0, 3).flat_map(lambda x: None).test().assert_error(TypeError, match="flat_map").assert_no_violations()  # type: ignore[arg-type,return-value]
-
-
 def test_flat_map_raising_mapper() -> None:
     def bad(x: int) -> Flowable[int]:
         raise Boom()
 
     Flowable.range(0, 3).flat_map(bad).test().assert_error(Boom).assert_no_violations()
-
-
-def test_rule_3_9_flat_map_bad_request() -> None:
-    ts = Flowable.range(0, 3).flat_map(lambda x: Flowable.just(x)).test(0)
-    ts.request(0)
-    ts.assert_error(ValueError, match="3.9").assert_no_values().assert_no_violations()
 
 
 def test_flat_map_many_scalars_no_recursion() -> None:

@@ -4,7 +4,8 @@
 an inner iterable's elements as batches of at most the outstanding demand; the ``do_on_*`` stages
 that only watch signals (complete, error, request, cancel, finally) pass batches on. Both must give
 the signals the one-by-one path gives: the values are compared with the fused chain, the hidden
-chain and a one-at-a-time TestSubscriber, and a batch never exceeds the demand (rule 1.1).
+chain and a one-at-a-time TestSubscriber, and a batch never exceeds the demand (rule 1.1; the rule
+tests, ``test_rule_*``, are in ``tests/spec/test_rules_batch_hand_off_transparent_stages.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import pytest
 
 from rstreams import Flowable, schedulers
 from rstreams._spec import Subscription
-from rstreams.errors import NoneElementError
 from rstreams.testing import TestSubscriber
 
 from .harness import check_scenarios, run_one_by_one
@@ -75,18 +75,6 @@ DATA = list(range(200))
 WANT = [v for x in DATA for v in _inner(x)]
 
 
-@pytest.mark.parametrize("step", [1, 3, 50, 2**63 - 1])
-def test_rule_1_1_flat_map_iterable_batches_never_exceed_the_demand(step: int) -> None:
-    probe = _BatchProbe(step)
-    Flowable.from_iterable(DATA).hide().flat_map_iterable(_inner).subscribe(probe)  # type: ignore[arg-type]
-    assert probe.done and probe.error is None
-    assert probe.values == WANT
-    assert not probe.overruns
-    assert probe.batches, "the batch consumer got no batch: the hand-off is not used"
-    if step == 1:
-        assert set(probe.batches) == {1}
-
-
 def test_flat_map_iterable_batches_give_the_one_by_one_signals() -> None:
     check_scenarios(lambda f: f.flat_map_iterable(_inner), DATA, WANT)
     for src in (Flowable.from_iterable(DATA), Flowable.from_iterable(DATA).hide()):
@@ -98,15 +86,6 @@ def test_flat_map_iterable_batches_give_the_one_by_one_signals() -> None:
         one = run_one_by_one(src.flat_map_iterable(_inner).observe_on(schedulers.single()))
         one.await_done(5).assert_complete().assert_no_violations()
         assert one.values == WANT
-
-
-def test_rule_2_13_a_none_inside_an_inner_iterable_is_an_error_in_a_batch_too() -> None:
-    for src in (Flowable.from_iterable([1, 2]), Flowable.from_iterable([1, 2]).hide()):
-        ts = src.flat_map_iterable(lambda x: [x, None] if x == 2 else [x]).to_list().test()
-        ts.assert_error(NoneElementError).assert_no_violations()
-        probe = _BatchProbe(2**63 - 1)
-        src.flat_map_iterable(lambda x: [x, None] if x == 2 else [x]).subscribe(probe)  # type: ignore[arg-type]
-        assert isinstance(probe.error, NoneElementError)
 
 
 def test_flat_map_iterable_batch_consumer_cancelling_mid_batch_stops_the_inner() -> None:

@@ -6,7 +6,9 @@ Each scenario runs the same operator twice: batched (the inner sources straight 
 and one by one (``do_on_next`` after each inner source takes no batches, so each element arrives
 through ``on_next``), and compares what a TestSubscriber saw: unbounded, a few elements requested
 at a time, a cancel in the middle of a batch, an inner error in the middle of a batch, a zipper that
-raises or returns ``None`` in the middle of a run; always without rule violations."""
+raises or returns ``None`` in the middle of a run; always without rule violations. The rule tests
+(``test_rule_*``: a few requested at a time, a cancel mid-batch, an overflowing batch) are in
+``tests/spec/test_rules_inner_batches_zip_eager_switch.py``."""
 
 from __future__ import annotations
 
@@ -18,7 +20,6 @@ import pytest
 
 from operators.harness import Boom
 from rstreams import Flowable, plugins, schedulers
-from rstreams.errors import MissingBackpressureError
 from rstreams.flowable.operators import _inner
 from rstreams.testing import TestSubscriber
 
@@ -127,37 +128,6 @@ def _unbounded(f: Flowable[Any]) -> Outcome:
     return _outcome(ts)
 
 
-def _stepwise(f: Flowable[Any], step: int, total: int) -> Outcome:
-    """Request ``step`` elements at a time, each time only once the previous ones arrived (the
-    stream has ``total`` elements)."""
-    ts: TestSubscriber[Any] = TestSubscriber(0)
-    f.subscribe(ts)
-    want = 0
-    while want < total:
-        want += step
-        ts.request(step)
-        if want <= total:
-            ts.await_count(want, WAIT)
-        assert len(ts.values) <= want  # rule 1.1 (also recorded as a violation)
-    ts.await_done(WAIT)
-    return _outcome(ts)
-
-
-class _CancelAt(TestSubscriber[Any]):
-    """Cancels from inside ``on_next`` once it holds ``k`` values (in the middle of a batch)."""
-
-    __test__ = False
-
-    def __init__(self, k: int) -> None:
-        super().__init__()
-        self._k = k
-
-    def on_next(self, item: Any) -> None:
-        super().on_next(item)
-        if len(self.values) == self._k:
-            self.cancel()
-
-
 def _both(run: Callable[[bool], Outcome], batches: list[int]) -> Outcome:
     batched = run(True)
     assert batches, "no inner took a batch"
@@ -177,38 +147,6 @@ def test_unbounded_batched_and_one_by_one_give_the_same_signals(name: str, mode:
     values, err, completions = _both(lambda b: _unbounded(OPS[name](_make_inner(mode, b))), batches)
     assert err is None and completions == 1
     assert values == _expected(name) and len(values) >= N - 50
-
-
-@pytest.mark.parametrize("step", [1, 3, 200])
-@pytest.mark.parametrize(("name", "mode"), CASES)
-def test_rule_1_1_requested_a_few_at_a_time(name: str, mode: str, step: int, batches: list[int]) -> None:
-    want = _expected(name)
-    if name == "switch_map(sync outer)":
-        want = list(range(2000, 2000 + N))  # no demand before the outer ends: only the last inner is seen
-    values, err, completions = _both(lambda b: _stepwise(OPS[name](_make_inner(mode, b)), step, len(want)), batches)
-    assert (values, err, completions) == (want, None, 1)
-
-
-@pytest.mark.parametrize("k", [1, 150, 333])
-@pytest.mark.parametrize(("name", "mode"), CASES)
-def test_rule_3_12_a_cancel_in_the_middle_of_a_batch_stops_there(name: str, mode: str, k: int, batches: list[int]) -> None:
-    cancels: list[int] = []
-
-    def run(batched: bool) -> Outcome:
-        make = _make_inner(mode, batched)
-
-        def inner(data: Iterable[Any]) -> Flowable[Any]:
-            return make(data).do_on_cancel(lambda: cancels.append(1))
-
-        ts = _CancelAt(k)
-        OPS[name](inner).subscribe(ts)
-        ts.await_count(k, WAIT)
-        assert ts.is_cancelled
-        return _outcome(ts)
-
-    values, err, completions = _both(run, batches)
-    assert values == _expected(name)[:k] and err is None and completions == 0
-    assert cancels, "the inner sources were not cancelled"
 
 
 @pytest.mark.parametrize(("name", "mode"), CASES)
@@ -311,57 +249,6 @@ def _fold(values: list[Any]) -> Any:
     for v in values[1:]:
         acc = acc + v if isinstance(acc, int) else acc
     return acc
-
-
-class _RawBatchPublisher:
-    """A raw Publisher that ignores demand: it hands ``n`` elements at once, as a batch when the
-    subscriber takes batches (``batched``), else one by one (a rule 1.1 breach either way)."""
-
-    def __init__(self, n: int, batched: bool) -> None:
-        self._n = n
-        self._batched = batched
-
-    def subscribe(self, s: Any) -> None:
-        class Sub:
-            def request(self, n: int) -> None:
-                pass
-
-            def cancel(self) -> None:
-                pass
-
-        s.on_subscribe(Sub())
-        items = list(range(self._n))
-        if self._batched and hasattr(s, "on_next_batch"):
-            s.on_next_batch(items)
-        else:
-            for x in items:
-                s.on_next(x)
-        s.on_complete()
-
-
-@pytest.mark.parametrize("name", ["concat_map_eager", "switch_map"])
-def test_rule_1_1_an_overflowing_batch_gives_the_one_by_one_error(name: str) -> None:
-    outs = []
-    for batched in (True, False):
-        src = Flowable.just(1)
-        pub = _RawBatchPublisher(20, batched)
-
-        def mapper(_: int, pub: _RawBatchPublisher = pub) -> Any:
-            return pub
-
-        if name == "concat_map_eager":
-            f = src.concat_map_eager(mapper, prefetch=8)
-        else:
-            f = src.switch_map(mapper, prefetch=8)
-        ts: TestSubscriber[Any] = TestSubscriber(3)  # the rest waits in the inner's queue
-        f.subscribe(ts)
-        ts.await_done(WAIT)
-        outs.append(_outcome(ts))
-    assert outs[0] == outs[1]
-    values, err, completions = outs[0]
-    assert values == [0, 1, 2]
-    assert err is not None and err.startswith("MissingBackpressureError") and "rule 1.1" in err
-    assert MissingBackpressureError.__name__ in err and completions == 0
 
 
 def test_pop_run_takes_exactly_k_in_order() -> None:
