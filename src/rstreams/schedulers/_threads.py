@@ -18,9 +18,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
 from .._internal.plugins import on_schedule
-from ._base import DISPOSED, DisposedHandle, Scheduler, Task, TaskHandle, Worker, run_task
+from ._base import DISPOSED, DisposedHandle, Scheduler, Task, TaskHandle, Worker
 
 __all__ = [
     "EventLoop",
@@ -38,6 +39,13 @@ _ids = itertools.count(1)
 #: platform's ``time_t`` with OverflowError, which would kill the loop thread and every worker on it.
 _MAX_WAIT = 3600.0
 
+#: The "worker disposed" flag of tasks submitted to a loop directly (no worker): never raised.
+_LIVE = AtomicFlag()
+
+#: A ready task: (its worker's disposed flag, its handle or None, the task when it has no handle,
+#: the context to run it in). A task is skipped once its worker's flag is up or its handle disposed.
+_Ready = tuple[AtomicFlag, "TaskHandle | None", "Task | None", "contextvars.Context | None"]
+
 
 class EventLoop:
     """One daemon thread running tasks in order. ``idle_timeout``: exit after that long idle."""
@@ -46,10 +54,14 @@ class EventLoop:
         self, name: str, idle_timeout: float | None = None, on_idle: Callable[[EventLoop], bool] | None = None
     ) -> None:
         self.name = name
-        self._ready: deque[tuple[TaskHandle, contextvars.Context | None]] = deque()
-        self._timed: list[tuple[float, int, TaskHandle, contextvars.Context | None]] = []
+        # race: submitters (any thread) vs the loop. Submitters append under _lock, which orders the
+        # append against the _sleeping flag (no lost wake-up); the loop pops without the lock:
+        # deque.append/popleft are documented thread-safe (the deque's own lock without the GIL),
+        # and this loop thread is the only consumer (stop() may clear it: see _run).
+        self._ready: deque[_Ready] = deque()
+        self._timed: list[tuple[float, int, AtomicFlag, TaskHandle, contextvars.Context | None]] = []
         self._seq = itertools.count()
-        self._lock = threading.Lock()  # guards _ready/_timed/_sleeping/_stopped
+        self._lock = threading.Lock()  # guards _timed/_sleeping/_stopped and appends to _ready
         # Wake-up: a raw lock used as a binary semaphore, held while no wake-up is pending. A raw
         # lock hand-off costs about a third of a Condition's (which allocates a waiter lock per
         # wait): ~15 us vs ~42 us a round trip here, and a hand-off pays one per burst.
@@ -64,18 +76,25 @@ class EventLoop:
         self.thread.start()
 
     def submit(self, handle: TaskHandle, delay: float, context: contextvars.Context | None) -> bool:
+        """Run ``handle``'s task after ``delay`` (unless disposed by then); False once stopped."""
         with self._lock:
-            if self._stopped:
-                return False
-            if not delay > 0:  # NaN too: a NaN due time would break the heap and the wait below
-                self._ready.append((handle, context))
-            else:
-                heapq.heappush(self._timed, (time.monotonic() + delay, next(self._seq), handle, context))
-            if self._sleeping:
-                # race: lost wake-up vs a double release. Only the submitter that flips the flag
-                # releases, under _lock; the loop consumes that permit (see _wait).
-                self._sleeping = False
-                self._wake.release()
+            return self._submit_locked(_LIVE, handle, delay, context)
+
+    def _submit_locked(
+        self, flag: AtomicFlag, handle: TaskHandle, delay: float, context: contextvars.Context | None
+    ) -> bool:
+        # under _lock
+        if self._stopped:
+            return False
+        if not delay > 0:  # NaN too: a NaN due time would break the heap and the wait below
+            self._ready.append((flag, handle, None, context))
+        else:
+            heapq.heappush(self._timed, (time.monotonic() + delay, next(self._seq), flag, handle, context))
+        if self._sleeping:
+            # race: lost wake-up vs a double release. Only the submitter that flips the flag
+            # releases, under _lock; the loop consumes that permit (see _run).
+            self._sleeping = False
+            self._wake.release()
         return True
 
     def stop(self) -> None:
@@ -92,46 +111,62 @@ class EventLoop:
         return self._stopped
 
     def _run(self) -> None:
-        # The hot path of every thread hand-off: one lock round trip per burst of ready tasks, no
-        # clock read unless timed tasks or an idle timeout need one.
+        # The hot path of every thread hand-off. Per wake-up: the ready tasks are popped and run
+        # without the lock (one by one, so a task queued while the loop is awake runs in the same
+        # pass), then one lock round trip either finds more work or marks the loop sleeping, then
+        # the wait on the raw-lock semaphore. No clock read unless timed tasks or an idle timeout
+        # need one; no allocation per task beyond the ready tuple.
         lock = self._lock
         wake = self._wake
         ready = self._ready
+        popleft = ready.popleft
         timed = self._timed
+        heappop = heapq.heappop
+        on_error = plugins.on_error
         idle_timeout = self._idle_timeout
         monotonic = time.monotonic
         idle_since = monotonic()
         while True:
+            if ready:
+                while ready:
+                    try:
+                        flag, h, task, ctx = popleft()
+                    except IndexError:  # race: stop() cleared the deque after the check
+                        break
+                    if flag._value:  # the worker was disposed: it runs nothing more
+                        continue
+                    if h is not None:
+                        task = h.take()
+                        if task is None:  # disposed (cancelled) before it ran
+                            continue
+                    try:
+                        if ctx is not None:
+                            ctx.run(task)  # type: ignore[arg-type]
+                        else:
+                            task()  # type: ignore[misc]
+                    except Exception as e:
+                        on_error(e, f"a scheduled task raised: {task!r}")
+                if idle_timeout is not None:
+                    idle_since = monotonic()
             with lock:
                 if self._stopped:
                     return
+                timeout: float | None = None
                 if timed:
                     now = monotonic()
                     while timed and timed[0][0] <= now:
-                        _, _, h, ctx = heapq.heappop(timed)
-                        ready.append((h, ctx))
-                if ready:
-                    batch = list(ready)
-                    ready.clear()
-                else:
-                    batch = None
-                    timeout: float | None = None
-                    idle_exit = False
+                        _, _, flag, h, ctx = heappop(timed)
+                        ready.append((flag, h, None, ctx))
                     if timed:
-                        timeout = timed[0][0] - monotonic()  # <= 0: due now, loop again
-                    elif idle_timeout is not None:
-                        timeout = idle_timeout - (monotonic() - idle_since)
-                        idle_exit = timeout <= 0
-                    if timeout is None or timeout > 0:
-                        self._sleeping = True
-            if batch is not None:
-                for h, ctx in batch:
-                    task = h.take()
-                    if task is not None:
-                        run_task(task, ctx)
-                if idle_timeout is not None:
-                    idle_since = monotonic()
-                continue
+                        timeout = timed[0][0] - now
+                if ready:
+                    continue  # (leaves the lock) run them
+                idle_exit = False
+                if timeout is None and idle_timeout is not None:
+                    timeout = idle_timeout - (monotonic() - idle_since)
+                    idle_exit = timeout <= 0
+                if timeout is None or timeout > 0:
+                    self._sleeping = True
             if idle_exit:
                 # idle for idle_timeout. race: a worker leasing this loop vs the loop retiring; the
                 # pool decides under its own lock, and only a loop nobody leases is retired.
@@ -142,18 +177,20 @@ class EventLoop:
                     return
                 idle_since = monotonic()
                 continue
-            if timeout is not None and timeout <= 0.0:
-                continue  # a timed task is due
-            # Sleep until a submitter releases ``wake`` or the timeout passes (at most _MAX_WAIT:
-            # the loop then re-checks and sleeps again).
-            if not wake.acquire(True, -1 if timeout is None else min(timeout, _MAX_WAIT)):
-                with lock:
-                    if self._sleeping:
-                        self._sleeping = False  # timed out and nobody released
-                    else:
-                        # a submitter released after our timeout: take that permit so the
-                        # semaphore stays binary (race: timeout vs submit)
-                        wake.acquire(False)
+            if timeout is None:
+                wake.acquire()  # until a submitter (or stop) releases the permit
+            elif timeout > 0.0:
+                # until a submitter releases ``wake`` or the timeout passes (at most _MAX_WAIT:
+                # the loop then re-checks and sleeps again)
+                if not wake.acquire(True, min(timeout, _MAX_WAIT)):
+                    with lock:
+                        if self._sleeping:
+                            self._sleeping = False  # timed out and nobody released
+                        else:
+                            # a submitter released after our timeout: take that permit so the
+                            # semaphore stays binary (race: timeout vs submit)
+                            wake.acquire(False)
+            # else: a timed task is due now: loop again
 
 
 class LoopWorker(Worker):
@@ -176,15 +213,50 @@ class LoopWorker(Worker):
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         if self._disposed._value:
             return DISPOSED
-        handle = _WorkerTaskHandle(on_schedule(task), self)
+        if plugins._schedule_hook is not None:
+            task = on_schedule(task)
         if delay > 0:
-            # timed tasks are tracked so that dispose() drops their references at once (rule 3.13);
-            # immediate ones run soon and check the worker's disposed flag when they do
-            with self._lock:
-                if self.is_disposed:
-                    return DISPOSED
+            return self._schedule_timed(task, delay)
+        # immediate (NaN too): a plain one-shot handle; the loop checks this worker's disposed
+        # flag before running it (a disposed worker runs nothing more), so no tracking is needed
+        handle = TaskHandle(task)
+        loop = self._loop
+        with self._lock:  # the loop's lock: see EventLoop._submit_locked (inlined: the hot path)
+            if loop._stopped:
+                handle.dispose()
+                return DISPOSED
+            loop._ready.append((self._disposed, handle, None, self._context))
+            if loop._sleeping:
+                # race: lost wake-up vs a double release, as in _submit_locked
+                loop._sleeping = False
+                loop._wake.release()
+        return handle
+
+    def submit(self, task: Task) -> None:
+        """``schedule(task)`` without a handle: nothing to allocate for callers that discard it."""
+        if self._disposed._value:
+            return
+        if plugins._schedule_hook is not None:
+            task = on_schedule(task)
+        loop = self._loop
+        with self._lock:  # as in schedule
+            if loop._stopped:
+                return
+            loop._ready.append((self._disposed, None, task, self._context))
+            if loop._sleeping:
+                loop._sleeping = False
+                loop._wake.release()
+
+    def _schedule_timed(self, task: Task, delay: float) -> TaskHandle | DisposedHandle:
+        handle = _WorkerTaskHandle(task, self)
+        with self._lock:
+            # timed tasks are tracked so that dispose() drops their references at once (rule
+            # 3.13); added under the lock after seeing the flag down (race: schedule vs dispose)
+            flag = self._disposed
+            ok = not flag._value and self._loop._submit_locked(flag, handle, delay, self._context)
+            if ok:
                 self._handles.add(handle)
-        if not self._loop.submit(handle, delay, self._context):
+        if not ok:
             handle.dispose()
             return DISPOSED
         return handle
