@@ -179,6 +179,11 @@ class Worker(ABC):
     def schedule(self, task: Task, delay: float = 0.0) -> TaskHandle | DisposedHandle:
         """Run ``task`` after ``delay`` seconds (0: as soon as possible, after earlier tasks)."""
 
+    def submit(self, task: Task) -> None:
+        """``schedule(task)`` for a caller that discards the handle (a drain scheduling itself):
+        same order and dispose semantics; a worker may skip allocating the handle."""
+        self.schedule(task)
+
     def schedule_periodic(self, task: Task, initial_delay: float, period: float) -> TaskHandle | DisposedHandle:
         """Run ``task`` every ``period`` seconds after ``initial_delay``, on absolute times
         (start + k * period); if the worker falls behind by more than a period it re-bases rather

@@ -47,6 +47,13 @@ _LIVE = AtomicFlag()
 _Ready = tuple[AtomicFlag, "TaskHandle | None", "Task | None", "contextvars.Context | None"]
 
 
+def _dispose_all(handles: list[TaskHandle | None]) -> None:
+    # outside the loop's lock: a worker's timed handle takes it to leave the worker's _handles
+    for h in handles:
+        if h is not None:
+            h.dispose()
+
+
 class EventLoop:
     """One daemon thread running tasks in order. ``idle_timeout``: exit after that long idle."""
 
@@ -98,13 +105,28 @@ class EventLoop:
         return True
 
     def stop(self) -> None:
+        """Stop the thread: the tasks not yet run never run, and their handles are disposed."""
         with self._lock:
-            self._stopped = True
-            self._ready.clear()
-            self._timed.clear()
+            dropped = self._stop_locked()
             if self._sleeping:
                 self._sleeping = False
                 self._wake.release()
+        _dispose_all(dropped)
+
+    def _stop_locked(self) -> list[TaskHandle | None]:
+        # under _lock: nothing is accepted after this, so emptying the queues is final
+        self._stopped = True
+        ready = self._ready
+        dropped: list[TaskHandle | None] = [item[3] for item in self._timed]
+        self._timed.clear()
+        # race: the loop pops without the lock; popping one by one (not iterating, which fails
+        # on a concurrent pop) leaves it at most the task it was taking when stop() came
+        while ready:
+            try:
+                dropped.append(ready.popleft()[1])
+            except IndexError:
+                break
+        return dropped
 
     @property
     def stopped(self) -> bool:
@@ -134,6 +156,8 @@ class EventLoop:
                     except IndexError:  # race: stop() cleared the deque after the check
                         break
                     if flag._value:  # the worker was disposed: it runs nothing more
+                        if h is not None:
+                            h.dispose()  # and its tasks are disposed (is_disposed), as before
                         continue
                     if h is not None:
                         task = h.take()
@@ -172,8 +196,8 @@ class EventLoop:
                 # pool decides under its own lock, and only a loop nobody leases is retired.
                 if self._on_idle is None or self._on_idle(self):
                     with lock:
-                        self._stopped = True
-                        self._ready.clear()
+                        dropped = self._stop_locked()
+                    _dispose_all(dropped)
                     return
                 idle_since = monotonic()
                 continue
