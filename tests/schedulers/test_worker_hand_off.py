@@ -112,7 +112,7 @@ def test_tasks_queued_while_the_loop_is_awake_run_in_order_after_the_running_one
     assert out == ["a", "b", "c", "d"]
 
 
-def test_rule_3_13_a_disposed_worker_runs_none_of_its_queued_tasks(scheduler: Scheduler) -> None:
+def test_a_disposed_worker_runs_none_of_its_queued_tasks(scheduler: Scheduler) -> None:
     w = scheduler.create_worker()
     other = scheduler.create_worker()  # may share the thread (single, computation, io beyond max)
     gate = _blocked(w)
