@@ -481,41 +481,42 @@ def test_no_map_of_a_later_group_runs_after_the_downstream_cancelled(downstream:
     """The result of each folded group is computed (its map) just before it is emitted into a
     one-by-one downstream: after a cancel, the later groups' maps do not run, and nothing is
     reported, as when the groups complete through their drains."""
+    runs = [_map_calls_after_cancel(downstream, hidden) for hidden in (False, True)]
+    assert runs[0] == runs[1]
+    assert runs[0][1] == [0] and runs[0][2] == []
 
+
+def _map_calls_after_cancel(downstream: str, hidden: bool) -> tuple[list[Any], list[int], list[str]]:
     class CancelFirst(TestSubscriber[Any]):
         def on_next(self, item: Any) -> None:
             super().on_next(item)
             self.cancel()
 
-    runs = []
-    for hidden in (False, True):
-        calls: list[int] = []
+    calls: list[int] = []
 
-        def label(n: int, k: int) -> tuple[int, int]:
-            calls.append(k)
-            if k == 2:
-                raise Boom("map failed for key 2")
-            return (k, n)
+    def label(n: int, k: int) -> tuple[int, int]:
+        calls.append(k)
+        if k == 2:
+            raise Boom("map failed for key 2")
+        return (k, n)
 
-        f = (
-            Flowable.range(0, 9)
-            .group_by(lambda x: x % 3)
-            .flat_map(lambda g, h=hidden: _src(g, h).count().map(lambda n, k=g.key: label(n, k)))
-        )
-        with plugins.collect_errors() as reported:
-            if downstream == "cancel_in_on_next":
-                ts: TestSubscriber[Any] = CancelFirst()
-                f.subscribe(ts)
-            elif downstream == "take":
-                ts = f.take(1).test()
-            elif downstream == "first":
-                ts = f.first().test()
-            else:
-                ts = f.take_while(lambda v: v[0] < 0).test()
-        ts.assert_no_violations()
-        runs.append((list(ts.values), list(calls), [str(e) for e in reported]))
-    assert runs[0] == runs[1]
-    assert runs[0][1] == [0] and runs[0][2] == []
+    f = (
+        Flowable.range(0, 9)
+        .group_by(lambda x: x % 3)
+        .flat_map(lambda g: _src(g, hidden).count().map(lambda n, k=g.key: label(n, k)))
+    )
+    with plugins.collect_errors() as reported:
+        if downstream == "cancel_in_on_next":
+            ts: TestSubscriber[Any] = CancelFirst()
+            f.subscribe(ts)
+        elif downstream == "take":
+            ts = f.take(1).test()
+        elif downstream == "first":
+            ts = f.first().test()
+        else:
+            ts = f.take_while(lambda v: v[0] < 0).test()
+    ts.assert_no_violations()
+    return (list(ts.values), list(calls), [str(e) for e in reported])
 
 
 def test_an_upstream_error_does_not_cancel_the_terminated_upstream() -> None:
