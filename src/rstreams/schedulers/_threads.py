@@ -4,6 +4,13 @@ An :class:`EventLoop` is one daemon thread with a FIFO of ready tasks and a heap
 woken through a raw lock used as a binary semaphore only when it sleeps (a wake-up per burst, not per
 task). Workers on a loop run their tasks on that one thread, so they never overlap (Worker
 contract) and run immediate tasks in FIFO order.
+
+The hand-off (an immediate task for a loop that sleeps) is the cost of every thread boundary, so
+it is kept short: the submitter takes the loop's lock once (append, flip the sleeping flag,
+release the wake-up); the woken loop pops and runs the ready tasks without the lock and takes it
+once more only to find nothing left and mark itself sleeping. An immediate task carries its
+worker's disposed flag (checked before it runs) instead of being tracked by the worker, and
+``Worker.submit`` skips even its handle.
 """
 
 from __future__ import annotations
