@@ -24,6 +24,9 @@ class TestTckFromDataFrame(PublisherVerification):
     # the OPTIONAL tests that pass signal within ~5 s (a Spark job each); the one that does not (rule 1.10
     # rejection) is an xfail after this wait instead of default_timeout_ms
     optional_timeout_ms = 20_000
+    # rule 1.10 (reject a second subscribe of the same Subscriber) is not implemented by from_dataframe
+    # (the caller's bug, as for the Flowables): its xfail need not wait for a Spark job
+    optional_rule_timeouts_ms = {"1.10": 1_000}
 
     def create_publisher(self, n: int) -> Any:
         from rstreams.spark import session

@@ -35,18 +35,7 @@ class _Timeouts:
     # where implemented (UnicastProcessor) the on_error is signalled from inside the second subscribe(),
     # on the test's thread; the Flowables do not reject (rule 1.10 makes it the caller's bug), and each
     # of them (~160) would otherwise wait optional_timeout_ms for its xfail
-    rule_1_10_optional_timeout_ms = 20
-
-    @pytest.fixture(autouse=True)
-    def _name_the_kit_test(self, request: pytest.FixtureRequest) -> None:
-        self._kit_test = getattr(type(self), request.node.originalname, None)
-
-    def create_environment(self) -> Any:
-        env = super().create_environment()  # type: ignore[misc]
-        kit_test = getattr(self, "_kit_test", None)
-        if getattr(kit_test, "__tck_rule__", None) == "1.10" and getattr(kit_test, "__tck_kind__", None) == "optional":
-            env.optional_timeout_ms = self.rule_1_10_optional_timeout_ms
-        return env
+    optional_rule_timeouts_ms = {"1.10": 20}
 
 
 class _AsyncTimeouts(_Timeouts):

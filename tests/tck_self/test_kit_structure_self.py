@@ -121,6 +121,33 @@ def test_optional_timeout_shortens_only_optional_tests(monkeypatch: pytest.Monke
     assert seen == {"required": 700, "optional": 30}
 
 
+def test_optional_rule_timeouts_set_the_wait_of_one_optional_rule() -> None:
+    seen: dict[str, int] = {}
+
+    class Probe(VerificationBase):
+        __test__ = False
+        default_timeout_ms = 700
+        optional_timeout_ms = 300
+        optional_rule_timeouts_ms = {"1.10": 20, "1.2": 5}
+
+        @tck_test()
+        def test_required_spec102_probe(self) -> None:  # a REQUIRED test keeps the full wait
+            seen["required 1.2"] = self.env.timeout_ms
+
+        @tck_test()
+        def test_optional_spec110_probe(self) -> None:
+            seen["optional 1.10"] = self.env.timeout_ms
+
+        @tck_test()
+        def test_optional_spec111_probe(self) -> None:
+            seen["optional 1.11"] = self.env.timeout_ms
+
+    Probe().test_required_spec102_probe()
+    Probe().test_optional_spec110_probe()
+    Probe().test_optional_spec111_probe()
+    assert seen == {"required 1.2": 700, "optional 1.10": 20, "optional 1.11": 300}
+
+
 CLI_MODULE = """
 from rstreams.tck import SyncRangePublisher, IdentityProcessor, SyncSubscriber
 def good(n): return SyncRangePublisher(0, n)

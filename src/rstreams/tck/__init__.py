@@ -22,7 +22,8 @@ config-gated tests skip with the reason. Each test gets a fresh :class:`TestEnvi
 runs under pytest-xdist. Timeouts: ``RSTREAMS_TCK_TIMEOUT_MS`` (200), ``RSTREAMS_TCK_NO_SIGNALS_TIMEOUT_MS``
 (100), ``RSTREAMS_TCK_POLL_TIMEOUT_MS`` (10), ``RSTREAMS_TCK_GC_TIMEOUT_MS`` (300); the JVM names
 (``DEFAULT_TIMEOUT_MILLIS`` ...) work too. ``RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS`` (or the class attribute
-``optional_timeout_ms``) shortens the expected-signal wait of OPTIONAL tests only (default: the same).
+``optional_timeout_ms``) shortens the expected-signal wait of OPTIONAL tests only (default: the same);
+the class attribute ``optional_rule_timeouts_ms`` (``{"1.10": 20}``) sets it per OPTIONAL rule.
 
 Without pytest collection (pytest need not be installed): ``python -m rstreams.tck mymod:make_range --kind publisher`` or
 :func:`run_verification`.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 from ._env import TestEnvironment
@@ -35,6 +35,10 @@ class VerificationBase:
     #: ``RSTREAMS_TCK_OPTIONAL_TIMEOUT_MS``, else the expected-signal timeout. A shorter wait only turns
     #: a slow optional behaviour into an ``xfail`` sooner; required tests keep the full timeout.
     optional_timeout_ms: ClassVar[int | None] = None
+    #: per OPTIONAL rule, how long its tests wait for an expected signal (ms), instead of
+    #: ``optional_timeout_ms``: e.g. ``{"1.10": 20}`` when the rejection of a second subscribe of the
+    #: same Subscriber, where implemented, is signalled inside ``subscribe()`` (no wait needed)
+    optional_rule_timeouts_ms: ClassVar[Mapping[str, int]] = {}
 
     env: TestEnvironment
 

@@ -153,7 +153,8 @@ def tck_test(rule: str | None = None, *, optional_fails_hard: bool = False) -> C
             if kind == "optional" and not optional_fails_hard:
                 # a failure here is only an xfail: wait for expected signals as long as the kit's user
                 # allows optional tests to (the full timeout unless optional_timeout_ms is set)
-                env.timeout_ms = env.optional_timeout_ms
+                per_rule = getattr(self, "optional_rule_timeouts_ms", None) or {}
+                env.timeout_ms = per_rule.get(the_rule, env.optional_timeout_ms)
             previous = getattr(self, "env", None)
             self.env = env
             try:
