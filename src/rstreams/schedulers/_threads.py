@@ -71,7 +71,7 @@ class EventLoop:
         # race: submitters (any thread) vs the loop. Submitters append under _lock, which orders the
         # append against the _sleeping flag (no lost wake-up); the loop pops without the lock:
         # deque.append/popleft are documented thread-safe (the deque's own lock without the GIL),
-        # and this loop thread is the only consumer (stop() may clear it: see _run).
+        # and this loop thread is the only consumer (besides stop(): see _stop_locked).
         self._ready: deque[_Ready] = deque()
         self._timed: list[tuple[float, int, AtomicFlag, TaskHandle, contextvars.Context | None]] = []
         self._seq = itertools.count()
