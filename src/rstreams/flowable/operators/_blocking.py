@@ -8,14 +8,18 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
 
 * ``blocking_iterable(prefetch)`` requests ``prefetch`` upfront and ``limit = prefetch - prefetch//4``
   each time the consumer has taken that many (replenishing, seed 004), so at most ``prefetch``
-  elements are ever buffered. A synchronous upstream emits on the consumer's own thread from inside
-  ``request``: the elements land in the deque with no lock at all, and are then taken as runs
-  popped in C, one accounting per run (the hand-off is batched); the run ends where a replenish is
-  due and that request goes out once the run was consumed, so deque and run hold ``prefetch`` at most. The consumer blocks on a
-  ``threading.Condition`` only when the deque is empty; the producer takes the lock only when the
-  consumer said it is waiting (race: "consumer about to sleep" vs "producer appends": the consumer
-  re-checks the deque under the lock after raising its ``_waiting`` flag; it also wakes every
-  ``_WAIT_SLICE`` seconds as a backstop, so a lost wake-up can only delay, never hang).
+  elements are ever buffered. A batch from a boundary (``on_next_batch``) is queued as one entry,
+  its list neither copied nor modified; single elements are queued as they come. The consumer
+  takes what is queued as runs (``_QueueSubscriber.next_run``): a batch's list as is, or single
+  elements gathered, cut where a replenish is due. A run is served from a local list: no lock, no
+  pop and no accounting per element, one per run; the generator and ``for_each`` send the
+  replenish once the run was consumed, ``next()`` before returning its last element (as one by
+  one), so queue and run hold ``prefetch`` at most. A synchronous upstream emits on the
+  consumer's own thread from inside ``request``. The consumer blocks on a ``threading.Condition``
+  only when the queue is empty; the producer takes the lock only when the consumer said it is
+  waiting (race: "consumer about to sleep" vs "producer appends": the consumer re-checks the queue
+  under the lock after raising its ``_waiting`` flag; without the GIL the producer reads the flag
+  under the lock too; a ``_WAIT_SLICE`` backstop wakes it anyway).
 * The stream's error is raised at the point it is reached (after the elements before it).
 * Leaving early cancels: ``close()``, ``break`` out of ``for x in it`` (``__iter__`` is a
   generator with ``try/finally``), an exception in the loop body, or garbage collection
@@ -54,7 +58,7 @@ from typing import Any, Final, Generic, NoReturn, Self, TypeVar, final
 
 from ..._internal import plugins
 from ..._internal.arguments import positive_int
-from ..._internal.atomics import AtomicFlag, AtomicRef
+from ..._internal.atomics import SEQUENTIAL_ATTRIBUTES, AtomicFlag, AtomicRef
 from ..._internal.requests import MAX_DEMAND
 from ..._internal.subscriptions import CANCELLED, cancel, set_once
 from ..._spec import Subscription, null_element_message
@@ -62,7 +66,6 @@ from ...errors import MissingBackpressureError, NoneElementError, NoSuchElementE
 from .._enums import NOTSET
 from .._flowable import Flowable
 from .._fused import Fusion
-from ._inner import pop_run
 
 __all__ = ["blocking_iterable", "blocking_first", "blocking_last", "blocking_subscribe", "to_future"]
 
@@ -72,6 +75,8 @@ _END: Final = object()
 _WAIT_SLICE: Final = 0.5  # backstop for a lost wake-up without the GIL; never reached with it
 _CHUNK: Final = 4096
 _is = operator.is_
+# without the GIL the producer reads the consumer's _waiting flag under the lock (see _wake_waiting)
+_LOCKED_WAKE: Final = not SEQUENTIAL_ATTRIBUTES
 
 
 
@@ -122,12 +127,26 @@ def _none_argument(sub: Any, where: str) -> NoReturn:
 
 
 # ---------------------------------------------------------------------------------------------
-# The queue subscriber (blocking_iterable, blocking_subscribe)
+# The queue subscriber (blocking_iterable, blocking_for_each, blocking_subscribe)
+
+
+@final
+class _Chunk:
+    """A batch queued as one entry by ``on_next_batch``. Its list is only read, never modified:
+    the producer that handed it over may still look at it (the fused driver takes its ``len``)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+
+
+_EXHAUSTED: Final[Iterator[Any]] = iter(())  # an empty run (an exhausted iterator stays exhausted)
 
 
 @final
 class _QueueSubscriber(Generic[T]):
-    """Buffers at most ``prefetch`` elements for one consuming thread."""
+    """Buffers at most ``prefetch`` elements for one consuming thread, which takes them as runs."""
 
     _rs_no_wrap = True
     __slots__ = (
@@ -136,6 +155,12 @@ class _QueueSubscriber(Generic[T]):
         "_prefetch",
         "_limit",
         "_consumed",
+        "_in",
+        "_out",
+        "_rest",
+        "_rest_at",
+        "_run",
+        "_held",
         "_done",
         "_error",
         "_cond",
@@ -146,11 +171,20 @@ class _QueueSubscriber(Generic[T]):
     )
 
     def __init__(self, prefetch: int, name: str = "blocking_iterable") -> None:
-        self._queue: deque[T] = deque()  # SPSC: the upstream appends, the consumer pops
+        # SPSC: the upstream appends elements and _Chunk entries, the consumer pops
+        self._queue: deque[Any] = deque()
         self._upstream: AtomicRef[Subscription | None] = AtomicRef(None)  # race: cancel vs on_subscribe
         self._prefetch = prefetch
         self._limit = prefetch - (prefetch >> 2)
-        self._consumed = 0  # consumer thread only
+        self._in = 0  # elements queued so far (the upstream's thread only: rule 1.3)
+        # consumer thread only (``_out`` is read by the upstream for the rule 1.1 check: it is
+        # written before the request that lets the upstream emit more, so never read stale there)
+        self._out = 0  # elements handed out of the buffer as runs
+        self._consumed = 0  # elements handed out since the last replenish (<= limit)
+        self._rest: list[T] | None = None  # a chunk cut where a replenish was due, from _rest_at on
+        self._rest_at = 0
+        self._run: Iterator[T] = _EXHAUSTED  # poll's current run
+        self._held: Any = _END  # poll: the run's last element, returned after its replenish
         self._done = False
         self._error: BaseException | None = None
         self._cond = threading.Condition(threading.Lock())
@@ -165,39 +199,45 @@ class _QueueSubscriber(Generic[T]):
         if set_once(self._upstream, subscription, "blocking_iterable"):
             subscription.request(self._prefetch)
 
+    def _overflow(self) -> None:
+        cancel(self._upstream)
+        self.on_error(
+            MissingBackpressureError(
+                f"{self._name}(prefetch={self._prefetch}): the upstream emitted more than "
+                "requested (rule 1.1)"
+            )
+        )
+
     def on_next(self, item: T) -> None:
         if item is None:
             _none_argument(self, "on_next")
         if self._done or self._cancelled:
             return  # rule 2.8: late elements after a cancel are dropped
-        q = self._queue
-        if len(q) >= self._prefetch:
-            cancel(self._upstream)
-            self.on_error(
-                MissingBackpressureError(
-                    f"{self._name}(prefetch={self._prefetch}): the upstream emitted more than "
-                    "requested (rule 1.1)"
-                )
-            )
+        n = self._in
+        if n - self._out >= self._prefetch:
+            self._overflow()
             return
-        q.append(item)
-        if self._waiting:  # the consumer sleeps: wake it (one lock per wake-up, not per item)
-            self._signal()
+        self._in = n + 1
+        self._queue.append(item)
+        if self._waiting or _LOCKED_WAKE:  # the consumer sleeps: wake it (one lock per wake-up)
+            self._wake_waiting()
 
     def on_next_batch(self, items: list[T]) -> None:
-        """Library-internal batch hand-off: one ``extend`` and at most one wake-up per batch."""
-        if self._done or self._cancelled:
+        """Library-internal batch hand-off: the list is queued as one entry (never copied, never
+        modified), with at most one wake-up per batch."""
+        if self._done or self._cancelled or not items:
             return  # rule 2.8: late elements after a cancel are dropped
-        q = self._queue
-        if len(q) + len(items) > self._prefetch:
+        n = self._in + len(items)
+        if n - self._out > self._prefetch:
             for x in items:  # the one-by-one path delivers what fits, then signals rule 1.1
                 self.on_next(x)
                 if self._done:
                     return
             return
-        q.extend(items)
-        if self._waiting:
-            self._signal()
+        self._in = n
+        self._queue.append(_Chunk(items))
+        if self._waiting or _LOCKED_WAKE:
+            self._wake_waiting()
 
     def on_error(self, error: BaseException) -> None:
         if error is None:
@@ -223,64 +263,154 @@ class _QueueSubscriber(Generic[T]):
         with self._cond:
             self._cond.notify()
 
+    def _wake_waiting(self) -> None:
+        # race: "consumer about to sleep" vs "producer queues": the consumer raises _waiting and
+        # re-checks the queue under the lock, so a producer that finds _waiting down under the
+        # lock queued before that re-check. With the GIL an unlocked read of _waiting is enough
+        # to skip the lock (sequentially consistent attributes); without it the read is locked.
+        with self._cond:
+            if self._waiting:
+                self._cond.notify()
+
     # -- consumer side --------------------------------------------------------------------------
     def cancel(self) -> None:
         """Any thread: cancel the upstream and end the iteration; a consumer blocked in
-        :meth:`poll` wakes up and returns ``_END``. The deque is not touched here: it has one
-        popper, the consumer, which drops it (rule 3.13) when it sees the cancel."""
+        :meth:`next_run` wakes up and ends. The buffer is not touched here: it has one reader, the
+        consumer, which drops it (rule 3.13) when it sees the cancel."""
         self._cancelled = True
         cancel(self._upstream)
         self._signal()
 
-    def poll(self, timeout: float | None = None) -> Any:
-        """The next element, or ``_END`` on completion or cancel; raises the stream's error. Blocks,
-        at most ``timeout`` seconds when given: then cancels and raises ``TimeoutError``."""
+    def _drop(self) -> None:
+        """Consumer thread, after a cancel: rule 3.13, the buffer is dropped."""
+        self._queue.clear()
+        self._rest = None
+        self._run = _EXHAUSTED
+        self._held = _END
+
+    def replenish(self) -> None:
+        """Consumer thread, once the ``limit`` elements of the runs handed out were consumed."""
+        self._consumed = 0
+        s = self._upstream._value  # a plain read (see atomics)
+        if s is not None:
+            s.request(self._limit)  # a synchronous upstream refills the queue here
+
+    def next_run(self, timeout: float | None = None) -> list[T] | None:
+        """Consumer thread: the next buffered elements as one list (the caller only reads it), at
+        most ``limit - consumed`` of them: a run ends where a replenish is due, and its elements
+        count as consumed. The caller calls :meth:`replenish` when ``_consumed == _limit`` once it
+        handed the run out, so queue, rest and run never hold more than ``prefetch`` (rule 1.1).
+        ``None`` on completion or cancel; raises the stream's error once the elements before it
+        were handed out. Blocks when nothing is buffered, at most ``timeout`` seconds when given:
+        then cancels and raises ``TimeoutError``."""
         q = self._queue
+        if self._run is not _EXHAUSTED:  # what poll took but did not return yet (next(), then a loop)
+            run = list(self._run)
+            self._run = _EXHAUSTED
+            if self._held is not _END:
+                run.append(self._held)
+                self._held = _END
+            if run:
+                return run  # counted as consumed when poll took it
         while True:
             if self._cancelled:
-                q.clear()  # rule 3.13: the buffer is dropped (consumer thread: the only popper)
-                return _END
-            done = self._done  # read before the queue: nothing is appended after done
-            if not q:  # single consumer: a non-empty deque stays non-empty until we pop
-                if done:
-                    err = self._error
-                    if err is not None:
-                        self._error = None
-                        raise err
-                    return _END
-                deadline = None if timeout is None else time.monotonic() + timeout
-                with self._cond:
-                    self._waiting = True
-                    try:
-                        while not q and not self._done and not self._cancelled:
-                            if deadline is None:
-                                self._cond.wait(_WAIT_SLICE)
-                                continue
-                            left = deadline - time.monotonic()
-                            if left <= 0:
-                                break
-                            self._cond.wait(min(left, _WAIT_SLICE))
-                    finally:
-                        self._waiting = False
-                if deadline is not None and not q and not self._done and not self._cancelled:
-                    # timed out with nothing to take (an element that raced in is taken instead)
-                    self.cancel()
-                    q.clear()
-                    raise TimeoutError(
-                        f"{self._name}(): no element within {timeout} s; the subscription was cancelled"
-                    )
-                continue
-            x = q.popleft()
-            c = self._consumed + 1
-            lim = self._limit
-            if c == lim:
-                self._consumed = 0
-                s = self._upstream.get()
-                if s is not None:
-                    s.request(lim)  # replenish (a synchronous upstream refills the deque here)
-            else:
-                self._consumed = c
+                self._drop()
+                return None
+            m = self._limit - self._consumed
+            rest = self._rest
+            if rest is not None:
+                at = self._rest_at
+                end = at + m
+                if end >= len(rest):
+                    self._rest = None
+                    run = rest[at:]
+                else:
+                    self._rest_at = end
+                    run = rest[at:end]
+                k = len(run)
+                self._out += k
+                self._consumed += k
+                return run
+            done = self._done  # read before the queue: nothing is queued after done
+            if q:  # single consumer: a non-empty deque stays non-empty until we pop
+                e = q.popleft()
+                if type(e) is _Chunk:
+                    run = e.items
+                    k = len(run)
+                    if k > m:  # the replenish point is inside the chunk: cut it there
+                        self._rest = run
+                        self._rest_at = m
+                        run = run[:m]
+                        k = m
+                else:  # elements queued one by one: taken together up to the replenish point
+                    run = [e]
+                    k = 1
+                    while k < m and q and type(q[0]) is not _Chunk:
+                        run.append(q.popleft())
+                        k += 1
+                self._out += k
+                self._consumed += k
+                return run
+            if done:
+                err = self._error
+                if err is not None:
+                    self._error = None
+                    raise err
+                return None
+            self._wait(timeout)
+
+    def _wait(self, timeout: float | None) -> None:
+        """Consumer thread: sleep until something is queued, the stream ends or is cancelled."""
+        q = self._queue
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            self._waiting = True
+            try:
+                while not q and not self._done and not self._cancelled:
+                    if deadline is None:
+                        self._cond.wait(_WAIT_SLICE)  # the slice: a backstop, never reached
+                        continue
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(min(left, _WAIT_SLICE))
+            finally:
+                self._waiting = False
+        if deadline is not None and not q and not self._done and not self._cancelled:
+            # timed out with nothing to take (an element that raced in is taken instead)
+            self.cancel()
+            self._drop()
+            raise TimeoutError(f"{self._name}(): no element within {timeout} s; the subscription was cancelled")
+
+    def poll(self, timeout: float | None = None) -> Any:
+        """Consumer thread: the next element, or ``_END`` on completion or cancel; raises the
+        stream's error; blocks as :meth:`next_run` does. The replenish due at an element goes out
+        before that element is returned (``BlockingIterator.__next__`` takes the current run's
+        elements from ``_run`` directly and comes here when it is exhausted)."""
+        if self._cancelled:
+            self._drop()
+            return _END
+        for x in self._run:
             return x
+        held = self._held
+        if held is not _END:
+            self._held = _END
+            self.replenish()
+            return held
+        run = self.next_run(timeout)
+        if run is None:
+            return _END
+        if self._consumed == self._limit:  # the run ends where a replenish is due
+            n = len(run)
+            if n == 1:
+                self.replenish()
+                return run[0]
+            self._held = run[-1]  # returned after the replenish, the others before it
+            it: Iterator[T] = islice(run, n - 1)
+        else:
+            it = iter(run)
+        self._run = it
+        return next(it)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -375,36 +505,22 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
             sub = self._sub
             if sub is None:
                 return
-            q = sub._queue
+            next_run = sub.next_run
             lim = sub._limit
+            timeout = self._timeout
             while True:
-                n = len(q)  # single consumer: these n stay in the deque until we pop them
-                if n:
-                    # what is buffered is yielded as a run popped in C (one accounting per run);
-                    # the run ends where a replenish is due, and that request goes out once the
-                    # run was consumed, so deque + run never hold more than ``prefetch``
-                    c = sub._consumed
-                    if n > lim - c:
-                        n = lim - c
-                    for x in pop_run(q, n):
-                        yield x
-                        if self._closed:
-                            return
-                    c += n
-                    if c == lim:
-                        sub._consumed = 0
-                        s = sub._upstream.get()
-                        if s is not None:
-                            s.request(lim)  # replenish (a synchronous upstream refills the deque here)
-                    else:
-                        sub._consumed = c
-                    continue
-                v = sub.poll(self._timeout)  # blocks; raises the stream's error or TimeoutError
-                if v is _END:
+                # a run is a list handed over whole (no per-element lock, pop or accounting); it
+                # ends where a replenish is due, and that request goes out once the run was
+                # consumed, so queue + run never hold more than ``prefetch`` (rule 1.1)
+                run = next_run(timeout)  # blocks; raises the stream's error or TimeoutError
+                if run is None:
                     return
-                yield v
-                if self._closed:
-                    return
+                for x in run:
+                    yield x
+                    if self._closed:  # close() from any thread: stop at this element
+                        return
+                if sub._consumed == lim:
+                    sub.replenish()  # a synchronous upstream refills the queue here
         finally:
             self.close()
 
@@ -437,36 +553,36 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
             sub = self._sub
             if sub is None:
                 return
-            q = sub._queue
-            popleft = q.popleft
+            next_run = sub.next_run
             lim = sub._limit
+            timeout = self._timeout
             while True:
-                n = len(q)  # single consumer: these n stay in the deque until we pop them
-                if n:
-                    c = sub._consumed
-                    if n > lim - c:
-                        n = lim - c
-                    for _ in range(n):
-                        if sub._cancelled:  # close() from any thread: stop at this element
-                            return
-                        fn(popleft())
-                    c += n
-                    if c == lim:
-                        sub._consumed = 0
-                        s = sub._upstream.get()
-                        if s is not None:
-                            s.request(lim)  # replenish (a synchronous upstream refills the deque here)
-                    else:
-                        sub._consumed = c
-                    continue
-                v = sub.poll(self._timeout)  # blocks; accounts the element; raises the stream's error
-                if v is _END:
+                run = next_run(timeout)  # blocks (fn's time is not counted); raises the stream's error
+                if run is None:
                     return
-                fn(v)
+                for x in run:
+                    if sub._cancelled:  # close() from any thread: stop at this element
+                        return
+                    fn(x)
+                if sub._consumed == lim:
+                    sub.replenish()
         finally:
             self.close()
 
     def __next__(self) -> T:
+        sub = self._sub
+        if sub is not None:  # started, not closed (close() clears it first)
+            for x in sub._run:  # the current run, consumer thread only: no lock, no accounting
+                return x
+            try:
+                v = sub.poll(self._timeout)  # the next run; the replenish due goes out here
+            except BaseException:
+                self.close()
+                raise
+            if v is _END:
+                self.close()
+                raise StopIteration
+            return v  # type: ignore[no-any-return]
         if self._closed:
             raise StopIteration
         if not self._started:
@@ -475,6 +591,8 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
             except BaseException:
                 self.close()
                 raise
+            if self._sub is not None:
+                return self.__next__()
         it = self._it
         if it is not None:
             try:
@@ -490,18 +608,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
                 fz = self._fusion
                 raise fz.none_error() if fz is not None else NoneElementError(null_element_message("on_next"))
             return x
-        sub = self._sub
-        if sub is None:
-            raise StopIteration
-        try:
-            v = sub.poll(self._timeout)
-        except BaseException:
-            self.close()
-            raise
-        if v is _END:
-            self.close()
-            raise StopIteration
-        return v  # type: ignore[no-any-return]
+        raise StopIteration
 
     def close(self) -> None:
         """Stop iterating and cancel the subscription (idempotent). From another thread too: a
