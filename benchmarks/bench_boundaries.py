@@ -169,7 +169,7 @@ def _lockstep_on_workers(n: int, on_chunk: Callable[[list[int]], None]) -> None:
             if state["active"]:
                 return
             state["active"] = True
-        consumer.schedule(drain)
+        consumer.submit(drain)
 
     def drain() -> None:
         while True:
@@ -179,7 +179,7 @@ def _lockstep_on_workers(n: int, on_chunk: Callable[[list[int]], None]) -> None:
                 state["seen"] += len(chunk)
                 c = state["consumed"] + len(chunk)
                 if c >= _LIMIT:
-                    producer.schedule(lambda c=c: produce(c))
+                    producer.submit(lambda c=c: produce(c))
                     c = 0
                 state["consumed"] = c
             if state["seen"] >= n:
@@ -194,7 +194,7 @@ def _lockstep_on_workers(n: int, on_chunk: Callable[[list[int]], None]) -> None:
                     return
                 state["active"] = True
 
-    producer.schedule(lambda: produce(_PREFETCH))
+    producer.submit(lambda: produce(_PREFETCH))
     done.wait()
     producer.dispose()
     consumer.dispose()

@@ -157,7 +157,7 @@ class _ObserveOnSubscriber(Generic[T]):
             return
         self._active = True
         lock.release()
-        self._worker.schedule(self._drain)
+        self._worker.submit(self._drain)
 
     # -- the drain (on the worker) -----------------------------------------------------------
     def _drain(self) -> None:

@@ -115,7 +115,7 @@ class _SubscribeOnSubscriber(Generic[T]):
         if not self._request_on or threading.get_ident() == self._thread:
             s.request(n)
         else:
-            self._worker.schedule(lambda: s.request(n))
+            self._worker.submit(lambda: s.request(n))
 
     def request(self, n: int) -> None:
         if type(n) is not int or n <= 0:
@@ -131,7 +131,7 @@ class _SubscribeOnSubscriber(Generic[T]):
                 if not self._request_on or get_ident() == self._thread:
                     s.request(n)
                 else:
-                    self._worker.schedule(lambda: s.request(n))
+                    self._worker.submit(lambda: s.request(n))
             return
         deferred_request(self._upstream, self._missed, n)
 
@@ -156,7 +156,7 @@ class _SubscribeOnFlowable(Flowable[T]):
         worker = self._scheduler.create_worker()
         s = _SubscribeOnSubscriber(subscriber, worker, self._source, self._request_on)
         subscriber.on_subscribe(s)
-        worker.schedule(s.run)
+        worker.submit(s.run)
 
 
 @final
@@ -202,7 +202,7 @@ class _CallableOnSubscription(DeferredScalarSubscription[T]):
                 return
             if state._value == _NO_REQUEST_HAS_VALUE and threading.get_ident() != self._thread:
                 sup = super().request
-                self._worker.schedule(lambda: sup(n))
+                self._worker.submit(lambda: sup(n))
                 return
         super().request(n)
 
@@ -238,7 +238,7 @@ class _SubscribeOnCallableFlowable(Flowable[T]):
         s = _CallableOnSubscription(subscriber, self._fn, worker, self._request_on)
         subscriber.on_subscribe(s)
         if s._state._value != _CANCELLED:
-            worker.schedule(s.run)
+            worker.submit(s.run)
 
 
 def subscribe_on(source: Flowable[T], scheduler: Scheduler, request_on: bool = True) -> Flowable[Any]:
