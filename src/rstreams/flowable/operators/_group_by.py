@@ -1258,7 +1258,7 @@ class _ReduceFold(GroupFold):
         parent: Any,
     ) -> None:
         super().__init__(group, folder, maps, parent)
-        self._fn = cast(_Reduce[Any], folder).fn
+        self._fn = cast("_Reduce[Any]", folder).fn
 
     def on_next(self, item: Any) -> None:
         acc = self._acc

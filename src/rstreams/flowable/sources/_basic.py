@@ -248,11 +248,11 @@ def from_iterable(iterable: Iterable[T] | Callable[[], Iterable[T]]) -> Flowable
             make: Callable[[], Iterable[T]] = iterable
             return FusedFlowable(Fusion(lambda: iter(make()), None, (), ("from_iterable",)))
         raise TypeError(f"from_iterable(): {type(iterable).__name__} is not iterable")
-    items = cast(Iterable[T], iterable)
+    items = cast("Iterable[T]", iterable)
     if hasattr(type(items), "__next__"):
         # an iterator (a generator, a file, map(...)): iter(it) is it, so a second pass would resume
         # where the first stopped; only the first subscription may take it
-        return FusedFlowable(Fusion(_OneShot(cast(Iterator[T], items)), None, (), ("from_iterable",)))
+        return FusedFlowable(Fusion(_OneShot(cast("Iterator[T]", items)), None, (), ("from_iterable",)))
     sizer = (lambda: len(items)) if isinstance(items, _SIZED_TYPES) else None
     factory: Callable[[], Iterator[T]] = lambda: iter(items)  # noqa: E731
     return FusedFlowable(Fusion(factory, sizer, (), ("from_iterable",)))
