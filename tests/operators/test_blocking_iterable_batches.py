@@ -22,6 +22,7 @@ import pytest
 
 from rstreams import Flowable, schedulers
 from rstreams.errors import MissingBackpressureError
+from rstreams.flowable.operators import _blocking
 from rstreams.testing import TestPublisher
 
 WAIT = 5.0
@@ -138,12 +139,17 @@ def test_a_batch_split_at_the_replenish_point_with_next() -> None:
     assert src.requests == [8, 6, 6] and not src.cancelled
 
 
+@pytest.mark.parametrize("locked_wake", [False, True], ids=["gil-wake", "locked-wake"])
 @pytest.mark.parametrize("prefetch", [1, 2, 3, 5, 8, 16, 128])
 @pytest.mark.parametrize("way", ["generator", "next", "for_each", "subscribe"])
-def test_a_threaded_batch_source_answering_every_request_is_exact(prefetch: int, way: str) -> None:
+def test_a_threaded_batch_source_answering_every_request_is_exact(
+    prefetch: int, way: str, locked_wake: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every request answered with batches of odd sizes from another thread: all elements in order,
     the requests ``[prefetch, limit, limit, ...]`` and never more than ``prefetch`` outstanding
-    (the source asserts its demand for every batch)."""
+    (the source asserts its demand for every batch). ``locked-wake`` runs the producer's wake-up
+    as on a build without the GIL (the flag read under the lock)."""
+    monkeypatch.setattr(_blocking, "_LOCKED_WAKE", locked_wake)
     n = 1000
     limit = prefetch - prefetch // 4
     if way == "subscribe":

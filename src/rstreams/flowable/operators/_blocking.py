@@ -304,7 +304,8 @@ class _QueueSubscriber(Generic[T]):
         were handed out. Blocks when nothing is buffered, at most ``timeout`` seconds when given:
         then cancels and raises ``TimeoutError``."""
         q = self._queue
-        if self._run is not _EXHAUSTED:  # what poll took but did not return yet (next(), then a loop)
+        if self._run is not _EXHAUSTED and not self._cancelled:
+            # what poll took but did not return yet (next() first, then a loop)
             run = list(self._run)
             self._run = _EXHAUSTED
             if self._held is not _END:
