@@ -228,19 +228,21 @@ class FirstErrorDrain:
     """The Subscription of a coordinator whose inners (``QueuedInner``) feed one queue-drain
     (``merge``, ``zip``): the first error, an inner's or a rule 3.9 request's, takes the
     ``_error`` slot (an ``AtomicRef``; race: errors of inners on several threads) and the drain
-    delivers it; a later one goes to the undeliverable-error hook. Subclasses name themselves in
-    ``_op`` and hold ``_requested``, ``_error`` and ``drain``."""
+    delivers it; a later one, or one after the coordinator was cancelled or terminated (``_cancelled``,
+    set by both), goes to the undeliverable-error hook: never lost. Subclasses name themselves in
+    ``_op`` and hold ``_requested``, ``_error``, ``_cancelled`` and ``drain``."""
 
     __slots__ = ()
     _op = "?"
     _requested: AtomicInt
     _error: AtomicRef[BaseException | None]
+    _cancelled: bool
 
     def drain(self) -> None:  # pragma: no cover - every subclass drains
         raise NotImplementedError
 
     def inner_error(self, error: BaseException) -> None:
-        if self._error.compare_and_set(None, error):
+        if not self._cancelled and self._error.compare_and_set(None, error):
             self.drain()
         else:
             plugins.on_error(error, f"{self._op}: error after termination or a first error")

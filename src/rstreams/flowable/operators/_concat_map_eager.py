@@ -72,7 +72,8 @@ class _EagerMain(MappedInnersMain):
         p.subscribe(inner)
 
     def on_error(self, error: BaseException) -> None:
-        if self._done or self._errors.has_error() or not self._errors.add(error):
+        # after a cancel nobody will deliver it: to the hook, never lost
+        if self._done or self._cancelled or self._errors.has_error() or not self._errors.add(error):
             plugins.on_error(error, "concat_map_eager: error after termination")
             return
         self._done = True

@@ -229,8 +229,9 @@ class FlatMapSubscriber(MappedInnersMain):
         self._drain_loop()
 
     def on_error(self, error: BaseException) -> None:
-        if self._done or (not self._delay_error and self._errors.has_error()):
-            plugins.on_error(error, "flat_map: on_error after termination")  # the first error wins
+        if self._done or self._cancelled or (not self._delay_error and self._errors.has_error()):
+            # the first error wins; after a cancel nobody will deliver it: to the hook, never lost
+            plugins.on_error(error, "flat_map: on_error after termination")
             return
         if not self._errors.add(error):
             plugins.on_error(error)

@@ -110,7 +110,8 @@ class _ObserveOnSubscriber(Generic[T]):
             self._schedule()
 
     def on_error(self, error: BaseException) -> None:
-        if self._done:
+        if self._done or self._cancelled:
+            # after a cancel nobody will deliver it: to the hook, never lost
             plugins.on_error(error, "observe_on: on_error after termination")
             return
         self._error = error

@@ -75,7 +75,8 @@ class _SwitchMapMain(MappedInnersMain):
             old.cancel()
 
     def on_error(self, error: BaseException) -> None:
-        if self._done or (not self._delay_error and self._errors.has_error()):
+        if self._done or self._cancelled or (not self._delay_error and self._errors.has_error()):
+            # after a cancel nobody will deliver it: to the hook, never lost
             plugins.on_error(error, "switch_map: on_error after termination")
             return
         if not self._errors.add(error):
