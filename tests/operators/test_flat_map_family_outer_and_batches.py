@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rstreams import Flowable
+from rstreams.errors import NoneElementError
 from rstreams.testing import TestPublisher, TestSubscriber
 
 from .test_sync_operators_fused_and_hidden import trace as _trace
@@ -103,3 +104,32 @@ def test_concat_map_batched_upstream_with_a_large_prefetch_keeps_order_and_deman
     batched = _trace(Flowable.range(0, 30).concat_map(_mapper, prefetch=16), pattern)
     single = _trace(_one_by_one(list(range(30))).concat_map(_mapper, prefetch=16), pattern)
     assert batched == single
+
+
+def _inner_failing_at_2(x: int) -> Any:
+    yield x
+    yield x + 100
+    if x == 2:
+        raise KeyError("boom")
+
+
+@pytest.mark.parametrize(
+    "mapper, error",
+    [(_inner_failing_at_2, KeyError), (lambda x: [x, None] if x == 2 else [x, x + 100], NoneElementError)],
+)
+def test_flat_map_iterable_hands_over_an_inners_prefix_before_its_failure_into_a_batch_consumer(
+    mapper: Any, error: type[BaseException]
+) -> None:
+    """A batch-taking consumer (the lambda subscriber) gets what the inner gave before it raised
+    (or yielded None), then the error: fused and hidden alike, as a one-by-one TestSubscriber."""
+    runs = []
+    for src in (Flowable.range(0, 5), Flowable.range(0, 5).hide()):
+        got: list[Any] = []
+        add = got.append
+        src.flat_map_iterable(mapper).subscribe(on_next=add, on_error=lambda e, add=add: add(type(e)))
+        ts = src.flat_map_iterable(mapper).test()
+        ts.assert_error(error).assert_no_violations()
+        assert got == [*ts.values, error]
+        runs.append(got)
+    assert runs[0] == runs[1]
+    assert runs[0][:5] == [0, 100, 1, 101, 2]

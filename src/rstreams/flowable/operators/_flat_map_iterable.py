@@ -206,13 +206,26 @@ class _FlattenSubscriber:
                         # never more than r - e); an inner shorter than that is finished
                         while e != r:
                             want = r - e if r - e < _BATCH else _BATCH
-                            chunk = list(islice(it, want))
-                            if none_index(chunk) >= 0:
-                                raise none_result_error("flat_map_iterable", "an inner iterable")
+                            chunk: list[Any] = []
+                            failure: Exception | None = None
+                            try:
+                                chunk.extend(islice(it, want))  # keeps what it took if the inner raises
+                            except Exception as ex:
+                                failure = ex
+                            i = none_index(chunk)
+                            if i >= 0:
+                                chunk = chunk[:i]
+                                failure = none_result_error("flat_map_iterable", "an inner iterable")
                             if chunk:
+                                # what the inner gave before it failed goes first, as one by one
                                 if r < MAX_DEMAND:
                                     e += len(chunk)
                                 nb(chunk)
+                            if failure is not None:
+                                if self._cancelled:  # the batch made the consumer cancel: never pulled
+                                    it = None
+                                    break
+                                raise failure
                             if len(chunk) < want:
                                 it = None
                                 break
