@@ -40,6 +40,7 @@ from itertools import repeat, starmap
 from typing import Any, TypeVar, final
 
 from ..._internal import plugins
+from ..._internal.arguments import check_bool, check_callable_arg, positive_int, positive_int_or_none
 from ..._internal.atomics import AtomicInt
 from ..._internal.drain import enter, leave
 from ..._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
@@ -638,12 +639,8 @@ def flat_map(
     prefetch: int = DEFAULT_PREFETCH,
     delay_error: bool = False,
 ) -> Flowable[R]:
-    if not callable(mapper):
-        raise TypeError("flat_map(): mapper must be callable (element -> Publisher)")
-    if max_concurrency is not None and (not isinstance(max_concurrency, int) or max_concurrency <= 0):
-        raise ValueError(
-            f"flat_map(): max_concurrency must be a positive int or None, got {max_concurrency!r}"
-        )
-    if not isinstance(prefetch, int) or prefetch <= 0:
-        raise ValueError(f"flat_map(): prefetch must be a positive int, got {prefetch!r}")
-    return _FlatMapFlowable(source, mapper, max_concurrency, prefetch, delay_error)
+    check_callable_arg("flat_map", "mapper", mapper)
+    mc = positive_int_or_none("flat_map", "max_concurrency", max_concurrency)
+    pf = positive_int("flat_map", "prefetch", prefetch)
+    check_bool("flat_map", "delay_error", delay_error)
+    return _FlatMapFlowable(source, mapper, mc, pf, delay_error)
