@@ -10,7 +10,7 @@ from ..._internal.atomics import AtomicInt, AtomicRef
 from ..._internal.requests import validate_request
 from ..._internal.subscriptions import cancel, deferred_request, set_once
 from ..._spec import Publisher, Subscriber, Subscription
-from .._base import variadic_sources
+from .._base import as_flowable, variadic_sources
 from .._flowable import Flowable
 
 __all__ = ["amb"]
@@ -150,8 +150,4 @@ class _AmbFlowable(Flowable[Any]):
 
 
 def amb(*sources: Publisher[Any]) -> Flowable[Any]:
-    sources = variadic_sources(sources)
-    for s in sources:
-        if not hasattr(s, "subscribe"):
-            raise TypeError(f"amb(): expected Publishers, got {type(s).__name__}")
-    return _AmbFlowable(tuple(sources))
+    return _AmbFlowable(tuple(as_flowable("amb", s) for s in variadic_sources(sources)))
