@@ -38,6 +38,7 @@ from .._internal.drain import enter, leave
 from .._internal.requests import DEFAULT_PREFETCH, MAX_DEMAND, add_request, produced, validate_request
 from .._internal.subscriptions import CANCELLED
 from .._spec import Publisher, Subscriber, Subscription
+from ..schedulers import Scheduler
 from ._flowable import Flowable
 from ._fused import batch_sink
 
@@ -364,7 +365,8 @@ class ParallelFlowable(Generic[T]):
         rail terminates or is cancelled.
         """
         positive_int("parallel().run_on", "prefetch", prefetch)
-        Flowable.never().observe_on(scheduler, prefetch)  # raises TypeError for a bad scheduler
+        if not isinstance(scheduler, Scheduler):
+            raise TypeError(f"parallel().run_on(): expected a Scheduler, got {type(scheduler).__name__}")
         return self._with(lambda f: f.observe_on(scheduler, prefetch))
 
     def map(self, mapper: Callable[[T], R]) -> ParallelFlowable[R]:
