@@ -921,13 +921,23 @@ class Flowable(
         """
         return _i_using(resource_fn, source_fn, dispose_fn, eager)
 
+    @overload
     @staticmethod
-    def concat(*sources: Publisher[E]) -> Flowable[E]:
-        """Emit the sources one after the other (each is subscribed when the previous completes).
+    def concat(*sources: Publisher[E]) -> Flowable[E]: ...
+
+    @overload
+    @staticmethod
+    def concat(sources: Iterable[Publisher[E]], /) -> Flowable[E]: ...
+
+    @staticmethod
+    def concat(*sources: Any) -> Flowable[Any]:
+        """Emit the sources one after the other (each is subscribed when the previous completes);
+        given one iterable of sources (a list), its sources (RxJava's ``concat(Iterable)``).
 
         Example::
 
             Flowable.concat(Flowable.just(1), Flowable.just(2)).test().assert_result(1, 2)
+            Flowable.concat([Flowable.just(1), Flowable.just(2)]).test().assert_result(1, 2)
 
         Backpressure: demand not fulfilled by one source carries over to the next. Subscribing
         the next source is trampolined, so a million sources never hit the recursion limit.
@@ -936,15 +946,34 @@ class Flowable(
         """
         return _i_concat(*sources)
 
+    @overload
     @staticmethod
     def merge(
         *sources: Publisher[E], max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False
-    ) -> Flowable[E]:
-        """Interleave the elements of several sources as they arrive.
+    ) -> Flowable[E]: ...
+
+    @overload
+    @staticmethod
+    def merge(
+        sources: Iterable[Publisher[E]],
+        /,
+        *,
+        max_concurrency: int | None = None,
+        prefetch: int = DEFAULT_PREFETCH,
+        delay_error: bool = False,
+    ) -> Flowable[E]: ...
+
+    @staticmethod
+    def merge(
+        *sources: Any, max_concurrency: int | None = None, prefetch: int = DEFAULT_PREFETCH, delay_error: bool = False
+    ) -> Flowable[Any]:
+        """Interleave the elements of several sources as they arrive; given one iterable of sources
+        (a list), its sources (RxJava's ``merge(Iterable)``).
 
         Example::
 
             Flowable.merge(Flowable.just(1), Flowable.just(2)).to_list().blocking_first()  # [1, 2]
+            Flowable.merge([Flowable.just(1), Flowable.just(2)]).to_list().blocking_first()  # [1, 2]
             Flowable.merge(Flowable.error(ValueError()), Flowable.just(2), delay_error=True)  # 2, then the error
 
         Backpressure: each source is prefetched with ``prefetch`` (replenished at 75%), at most
@@ -1095,13 +1124,23 @@ class Flowable(
         """
         return _i_combine_latest(*sources, prefetch=prefetch)
 
+    @overload
     @staticmethod
-    def amb(*sources: Publisher[E]) -> Flowable[E]:
-        """Mirror the first source to signal anything; cancel the others.
+    def amb(*sources: Publisher[E]) -> Flowable[E]: ...
+
+    @overload
+    @staticmethod
+    def amb(sources: Iterable[Publisher[E]], /) -> Flowable[E]: ...
+
+    @staticmethod
+    def amb(*sources: Any) -> Flowable[Any]:
+        """Mirror the first source to signal anything; cancel the others. Given one iterable of
+        sources (a list), its sources (RxJava's ``amb(Iterable)``).
 
         Example::
 
             Flowable.amb(primary_feed, backup_feed)
+            Flowable.amb([primary_feed, backup_feed])
 
         Backpressure: requests made before a winner is known go to every source.
         Scheduler: none; signals arrive on the winning source's thread.
