@@ -46,3 +46,27 @@ def test_zip_an_error_after_it_completed_goes_to_the_hook() -> None:
         p1.error(late)
     ts.assert_complete().assert_no_errors().assert_no_violations()
     assert reported == [late]
+
+
+@pytest.mark.parametrize("op", ["merge", "zip"])
+def test_a_bad_request_after_a_cancel_is_a_no_op(op: str) -> None:
+    """Rule 3.6: after a cancel a request, even a bad one, does nothing and reports nothing."""
+    subscriptions: list[Any] = []
+
+    class Raw:
+        _rs_no_wrap = True  # the operator's own Subscription, as a library subscriber sees it
+
+        def on_subscribe(self, s: Any) -> None:
+            subscriptions.append(s)
+
+        def on_next(self, item: Any) -> None: ...
+
+        def on_error(self, error: BaseException) -> None: ...
+
+        def on_complete(self) -> None: ...
+
+    with plugins.collect_errors() as reported:
+        getattr(Flowable, op)(Flowable.never(), Flowable.never()).subscribe(Raw())
+        subscriptions[0].cancel()
+        subscriptions[0].request(0)
+    assert reported == []

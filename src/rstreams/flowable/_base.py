@@ -250,7 +250,8 @@ class FirstErrorDrain:
     def request(self, n: int) -> None:
         err = request_or_error(self._requested, n)
         if err is not None:  # rule 3.9, delivered by the drain
-            self.inner_error(err)
+            if not self._cancelled:  # after a cancel or the end a request is a no-op (rule 3.6)
+                self.inner_error(err)
             return
         self.drain()
 
