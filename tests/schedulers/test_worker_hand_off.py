@@ -401,3 +401,29 @@ def test_submit_of_the_other_workers_is_schedule_without_the_handle() -> None:
     imm: list[int] = []
     schedulers.immediate().create_worker().submit(lambda: imm.append(1))
     assert imm == [1]
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, SystemExit, GeneratorExit])
+def test_a_task_raising_a_base_exception_is_reported_and_the_loop_goes_on(
+    scheduler: Scheduler, raised: type[BaseException]
+) -> None:
+    """The loop thread serves every later task of its workers: a task that raises anything, even
+    a BaseException (an asyncio CancelledError, SystemExit), is reported to the error hook and the
+    next task still runs."""
+
+    def boom() -> None:
+        raise raised("from a task")
+
+    w = scheduler.create_worker()
+    try:
+        with plugins.collect_errors() as reported:
+            w.submit(boom)
+            _flush(w)
+            later = scheduler.create_worker()
+            try:
+                _flush(later)
+            finally:
+                later.dispose()
+        assert [type(e) for e in reported] == [raised]
+    finally:
+        w.dispose()

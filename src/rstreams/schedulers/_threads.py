@@ -175,7 +175,9 @@ class EventLoop:
                             ctx.run(task)  # type: ignore[arg-type]
                         else:
                             task()  # type: ignore[misc]
-                    except Exception as e:
+                    except BaseException as e:  # noqa: BLE001 - a CancelledError or SystemExit too:
+                        # the loop thread serves every later task of its workers, so it never dies
+                        # of one task (RxJava's scheduled runnables catch any Throwable)
                         on_error(e, f"a scheduled task raised: {task!r}")
                 if idle_timeout is not None:
                     idle_since = monotonic()
