@@ -371,10 +371,10 @@ def test_an_overflowing_batch_delivers_what_fits_then_missing_backpressure() -> 
     t = _when_requested(src, lambda: src.emit_batch([0, 1]))
     assert next(it) == 0
     t.join(WAIT)
-    src.demand += 10  # let the test source break rule 1.1: 5 more while 2 fit
+    src.demand += 10  # let the test source break rule 1.1: 5 more while 2 were requested
     src.emit_batch([2, 3, 4, 5, 6])
-    got = [next(it) for _ in range(5)]  # 1 from the first batch, then the 4 that fitted
-    assert got == [1, 2, 3, 4, 5]
+    got = [next(it) for _ in range(3)]  # 1 from the first batch, then the 2 requested
+    assert got == [1, 2, 3]
     with pytest.raises(MissingBackpressureError, match="rule 1.1"):
         next(it)
     assert src.cancelled and src.requests == [4]
@@ -525,3 +525,27 @@ def _wait_for(cond: Callable[[], bool]) -> None:
     deadline = time.monotonic() + WAIT
     while not cond() and time.monotonic() < deadline:
         time.sleep(0.001)
+
+
+@pytest.mark.parametrize("prefetch", [4, 128])
+def test_an_element_beyond_what_was_requested_is_missing_backpressure_even_with_a_run_taken(prefetch: int) -> None:
+    """Rule 1.1 counts what was requested, not what is buffered: a run the consumer took (before
+    its replenish) makes no room for an element nobody asked for."""
+    requests: list[int] = []
+
+    class Upstream:
+        def request(self, n: int) -> None:
+            requests.append(n)
+
+        def cancel(self) -> None:
+            requests.append(-1)
+
+    q: _blocking._QueueSubscriber[int] = _blocking._QueueSubscriber(prefetch)
+    q.on_subscribe(Upstream())  # type: ignore[arg-type]
+    q.on_next_batch(list(range(prefetch)))
+    run = q.next_run()
+    assert run is not None and len(run) == prefetch - prefetch // 4  # up to the replenish point
+    assert requests == [prefetch]
+    q.on_next(prefetch)  # one more than requested
+    assert q._done and isinstance(q._error, MissingBackpressureError)
+    assert requests == [prefetch, -1]  # the upstream is cancelled

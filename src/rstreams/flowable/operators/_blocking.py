@@ -156,7 +156,7 @@ class _QueueSubscriber(Generic[T]):
         "_limit",
         "_consumed",
         "_in",
-        "_out",
+        "_granted",
         "_rest",
         "_rest_at",
         "_run",
@@ -177,9 +177,10 @@ class _QueueSubscriber(Generic[T]):
         self._prefetch = prefetch
         self._limit = prefetch - (prefetch >> 2)
         self._in = 0  # elements queued so far (the upstream's thread only: rule 1.3)
-        # consumer thread only (``_out`` is read by the upstream for the rule 1.1 check: it is
-        # written before the request that lets the upstream emit more, so never read stale there)
-        self._out = 0  # elements handed out of the buffer as runs
+        # everything requested so far (the consumer's thread writes it; the upstream reads it for the
+        # rule 1.1 check: it is written before the request that lets the upstream emit more, so it is
+        # never read stale there); what was handed out as runs does not count, only what was asked
+        self._granted = prefetch
         self._consumed = 0  # elements handed out since the last replenish (<= limit)
         self._rest: list[T] | None = None  # a chunk cut where a replenish was due, from _rest_at on
         self._rest_at = 0
@@ -214,7 +215,7 @@ class _QueueSubscriber(Generic[T]):
         if self._done or self._cancelled:
             return  # rule 2.8: late elements after a cancel are dropped
         n = self._in
-        if n - self._out >= self._prefetch:
+        if n >= self._granted:
             self._overflow()
             return
         self._in = n + 1
@@ -228,7 +229,7 @@ class _QueueSubscriber(Generic[T]):
         if self._done or self._cancelled or not items:
             return  # rule 2.8: late elements after a cancel are dropped
         n = self._in + len(items)
-        if n - self._out > self._prefetch:
+        if n > self._granted:
             for x in items:  # the one-by-one path delivers what fits, then signals rule 1.1
                 self.on_next(x)
                 if self._done:
@@ -293,6 +294,7 @@ class _QueueSubscriber(Generic[T]):
         self._consumed = 0
         s = self._upstream._value  # a plain read (see atomics)
         if s is not None:
+            self._granted += self._limit  # before the request: what it lets in is within it
             s.request(self._limit)  # a synchronous upstream refills the queue here
 
     def next_run(self, timeout: float | None = None) -> list[T] | None:
@@ -328,9 +330,7 @@ class _QueueSubscriber(Generic[T]):
                 else:
                     self._rest_at = end
                     run = rest[at:end]
-                k = len(run)
-                self._out += k
-                self._consumed += k
+                self._consumed += len(run)
                 return run
             done = self._done  # read before the queue: nothing is queued after done
             if q:  # single consumer: a non-empty deque stays non-empty until we pop
@@ -349,7 +349,6 @@ class _QueueSubscriber(Generic[T]):
                     while k < m and q and type(q[0]) is not _Chunk:
                         run.append(q.popleft())
                         k += 1
-                self._out += k
                 self._consumed += k
                 return run
             if done:
