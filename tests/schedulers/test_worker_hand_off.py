@@ -427,3 +427,35 @@ def test_a_task_raising_a_base_exception_is_reported_and_the_loop_goes_on(
         assert [type(e) for e in reported] == [raised]
     finally:
         w.dispose()
+
+
+def test_disposed_timers_are_dropped_not_kept_until_due(scheduler: Scheduler) -> None:
+    """Rule 3.13: a disposed timer does not hold its task (and context) until it falls due: the
+    timed heap is rebuilt without them as it grows."""
+    w = scheduler.create_worker()
+    try:
+        for _ in range(10_000):
+            w.schedule(lambda: None, 3600.0).dispose()
+        _flush(w)
+        assert isinstance(w, LoopWorker)
+        assert len(w._loop._timed) <= 200
+    finally:
+        w.dispose()
+
+
+def test_an_io_thread_whose_only_timer_was_disposed_retires() -> None:
+    """A disposed far-future timer keeps no io() thread awake past its keep-alive."""
+    io = IoScheduler(2, 0.05, "test-hand-off-retire")
+    try:
+        w = io.create_worker()
+        _flush(w)
+        w.schedule(lambda: None, 3600.0)
+        w.dispose()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(
+            t.name.startswith("test-hand-off-retire") for t in threading.enumerate()
+        ):
+            time.sleep(0.01)
+        assert not [t.name for t in threading.enumerate() if t.name.startswith("test-hand-off-retire")]
+    finally:
+        io.shutdown()

@@ -23,7 +23,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from .._internal import plugins
 from .._internal.atomics import AtomicFlag, AtomicInt
@@ -61,6 +61,14 @@ def _dispose_all(handles: list[TaskHandle | None]) -> None:
             h.dispose()
 
 
+_PURGE_MIN: Final = 64
+
+
+def _dead(entry: tuple[float, int, AtomicFlag, TaskHandle, Any]) -> bool:
+    """A timed entry whose worker or own handle was disposed: it will never run."""
+    return bool(entry[2]._value) or entry[3]._disposed
+
+
 class EventLoop:
     """One daemon thread running tasks in order. ``idle_timeout``: exit after that long idle."""
 
@@ -75,6 +83,9 @@ class EventLoop:
         self._ready: deque[_Ready] = deque()
         self._timed: list[tuple[float, int, AtomicFlag, TaskHandle, contextvars.Context | None]] = []
         self._seq = itertools.count()
+        # _timed is rebuilt without its disposed entries once it grows past this (amortised O(1)):
+        # a disposed timer must not hold its task and context until it falls due (rule 3.13)
+        self._purge_at = _PURGE_MIN
         self._lock = threading.Lock()  # guards _timed/_sleeping/_stopped and appends to _ready
         # Wake-up: a raw lock used as a binary semaphore, held while no wake-up is pending. A raw
         # lock hand-off costs about a third of a Condition's (which allocates a waiter lock per
@@ -103,7 +114,12 @@ class EventLoop:
         if not delay > 0:  # NaN too: a NaN due time would break the heap and the wait below
             self._ready.append((flag, handle, None, context))
         else:
-            heapq.heappush(self._timed, (time.monotonic() + delay, next(self._seq), flag, handle, context))
+            timed = self._timed
+            heapq.heappush(timed, (time.monotonic() + delay, next(self._seq), flag, handle, context))
+            if len(timed) > self._purge_at:
+                timed[:] = [e for e in timed if not _dead(e)]
+                heapq.heapify(timed)
+                self._purge_at = max(_PURGE_MIN, 2 * len(timed))
         if self._sleeping:
             # race: lost wake-up vs a double release. Only the submitter that flips the flag
             # releases, under _lock; the loop consumes that permit (see _run).
@@ -185,6 +201,8 @@ class EventLoop:
                 if self._stopped:
                     return
                 timeout: float | None = None
+                while timed and _dead(timed[0]):  # a disposed timer keeps no thread awake
+                    heappop(timed)
                 if timed:
                     now = monotonic()
                     while timed and timed[0][0] <= now:
