@@ -132,8 +132,10 @@ class FlatMapSubscriber(MappedInnersMain):
             # fold is this element's inner (group_by's GroupFold: same signals, no subscriber chain)
             fold = group_fold(p, self)
             if fold is not None:
-                with self._lock:
-                    self._inners[fold] = None  # type: ignore[index]  # flat_map's inner protocol
+                lock = self._lock
+                lock.acquire()  # a raw round trip (nothing in between can raise): race as for _inners
+                self._inners[fold] = None  # type: ignore[index]  # flat_map's inner protocol
+                lock.release()
                 if self._cancelled:  # race: a cancel that swapped _inners before the add above
                     fold.cancel()
                     return

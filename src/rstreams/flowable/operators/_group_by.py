@@ -145,11 +145,10 @@ class _GroupState(UnicastGroup):
     age_due: float  # its expire_after deadline (inf: none)
     timer: Any  # its pending timer's handle, or None
 
-    def __init__(self, key: Any, parent: _GroupBySubscriber) -> None:
-        # the parent's callbacks are bound once and shared by every group (no per-group objects);
-        # with expiry the groups share the parent's lock (see _ExpiringGroupBySubscriber)
-        super().__init__(parent._release_cb, parent._replenish_cb, parent._dict_lock)
-        self.key = key
+    # built by _GroupBySubscriber._new_group: UnicastGroup's __init__ with the parent's callbacks
+    # (bound once, shared by every group) and lock (with expiry), then ``key`` (no __init__ of its
+    # own: one Python call per group instead of two)
+    key: Any
 
     def _subscribed_twice(self) -> str:
         return f"group_by(): the group for key {self.key!r} can be subscribed only once"
@@ -313,12 +312,14 @@ class _GroupBySubscriber:
                     if item is None:
                         raise none_result_error("group_by", "value_fn")
                 g = get(key)
-                if g is not None:
+                if g is None:
+                    self._new_group(key, item)
+                else:
                     fast = g.fast
                     if fast is not None and g.wip == 0:
                         fast.on_next(item)  # fast path: consumed at once, no permit used
                         continue
-                self._slow_next(key, item, g)
+                    self._slow_next(key, item, g)
                 if self._done:
                     return True
                 permits = self._permit_used(permits)
@@ -417,8 +418,13 @@ class _GroupBySubscriber:
                 )
             )
             return
-        g = _GroupState(key, self)
-        self._live.increment_and_get()
+        g = _GroupState(self._release_cb, self._replenish_cb, self._dict_lock)
+        g.key = key
+        live = self._live  # AtomicInt.increment_and_get, inlined: a raw round trip (race: a group
+        ll = live._lock  # or the main released on another thread); nothing in between can raise
+        ll.acquire()
+        live._value += 1
+        ll.release()
         expiring = self._expiring
         if expiring:
             # parked before the emission: a timer may expire the group meanwhile, and it then
@@ -429,16 +435,35 @@ class _GroupBySubscriber:
             self._groups[key] = g
             self._open += 1
         self._emitted_groups += 1
-        if type(self._upstream) is _PullSubscription:
-            # the pull loop's own window: what is consumed during the emission comes back as
-            # permits of the loop (run_fused), not as a request per new group
-            self._emit_ident = get_ident()
-            try:
-                self._hs.on_next(GroupedFlowable(key, g))
-            finally:
-                self._emit_ident = 0
-        else:
-            self._hs.on_next(GroupedFlowable(key, g))
+        hs = self._hs
+        if not hs._done:
+            # HalfSerializer.on_next, inlined (once per group): raw lock round trips, nothing in
+            # between can raise; the race it guards: a rule 3.9 error from the main request on
+            # another thread vs this emission (rule 1.3: the error waits until it returned)
+            hl = hs._lock
+            hl.acquire()
+            w = hs._wip
+            if not w:
+                hs._wip = 1
+            hl.release()
+            if not w:
+                if type(self._upstream) is _PullSubscription:
+                    # the pull loop's own window: what is consumed during the emission comes back
+                    # as permits of the loop (run_fused), not as a request per new group
+                    self._emit_ident = get_ident()
+                    try:
+                        self._out.d.on_next(GroupedFlowable(key, g))
+                    finally:
+                        self._emit_ident = 0
+                else:
+                    self._out.d.on_next(GroupedFlowable(key, g))
+                hl.acquire()
+                w = hs._wip - 1
+                hs._wip = w
+                hl.release()
+                if w:  # a terminal signal arrived during on_next: delivered here, after it
+                    hs._errors.terminate_into(hs._downstream)
+                    hs._done = True
         if not g._flags & _SUBSCRIBED and g.try_abandon():  # a raised flag is final: plain read first
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             g.replenish = None  # its element is replenished here, not when a late subscriber takes it
@@ -1084,25 +1109,41 @@ def group_fold(p: Any, parent: Any) -> GroupFold | None:
     subscription and return a :class:`GroupFold` that ``parent`` (flat_map) registers as an inner
     and then starts. None otherwise (the caller subscribes ``p`` as usual).
     """
-    maps: list[Callable[[Any], Any]] = []
-    while type(p) is _MapFlowable:
-        maps.append(p._mapper)
+    maps: tuple[Callable[[Any], Any], ...] = ()
+    if type(p) is _MapFlowable:
+        m = p._mapper
         p = p._source
+        if type(p) is _MapFlowable:  # several maps (rare): collected outermost first
+            ms = [m]
+            while type(p) is _MapFlowable:
+                ms.append(p._mapper)
+                p = p._source
+            ms.reverse()
+            maps = tuple(ms)
+        else:
+            maps = (m,)
     if type(p) is not _AggregateFlowable:
         return None
     g = p._source
     if type(g) is not GroupedFlowable:
         return None
     state: _GroupState = g._state
-    with state._lock:  # UnicastGroup.try_subscribe, inlined (race: a concurrent subscriber)
-        flags = state._flags
-        if flags & _SUBSCRIBED:
-            return None  # subscribed already: the usual path signals the rule 2.12 error
+    if state._flags & _SUBSCRIBED:  # a raised flag is final: a plain read first
+        return None  # subscribed already: the usual path signals the rule 2.12 error
+    lock = state._lock
+    lock.acquire()  # UnicastGroup.try_subscribe, inlined (race: a concurrent subscriber): a raw
+    flags = state._flags  # round trip, nothing in between can raise
+    if not flags & _SUBSCRIBED:
         state._flags = flags | _SUBSCRIBED
-    maps.reverse()
-    folder = p._make()
-    cls = _FOLD_CLASSES.get(type(folder), GroupFold)
-    return cls(state, folder, tuple(maps), parent)
+    lock.release()
+    if flags & _SUBSCRIBED:
+        return None
+    make = p._make
+    cls = _FOLD_BY_MAKE.get(make)  # count(), to_list(): stateless folders, one shared instance
+    if cls is not None:
+        return cls(state, _SHARED_FOLDERS[make], maps, parent)
+    folder = make()
+    return _FOLD_CLASSES.get(type(folder), GroupFold)(state, folder, maps, parent)
 
 
 class GroupFold:
@@ -1230,8 +1271,19 @@ class _CountFold(GroupFold):
 
     __slots__ = ()
 
+    def start(self) -> None:
+        self._acc = 0
+        self._group.attach(self)
+
     def on_next(self, item: Any) -> None:
         self._acc += 1
+
+    def value(self, acc: Any) -> Any:
+        for m in self._maps:  # the count is never None, and never empty (_Count.finish: itself)
+            acc = m(acc)
+            if acc is None:
+                raise none_result_error("map")
+        return acc
 
 
 @final
@@ -1239,6 +1291,10 @@ class _ToListFold(GroupFold):
     """``to_list()``: the fold inlined."""
 
     __slots__ = ()
+
+    def start(self) -> None:
+        self._acc = []
+        self._group.attach(self)
 
     def on_next(self, item: Any) -> None:
         self._acc.append(item)
@@ -1259,6 +1315,10 @@ class _ReduceFold(GroupFold):
     ) -> None:
         super().__init__(group, folder, maps, parent)
         self._fn = cast("_Reduce[Any]", folder).fn
+
+    def start(self) -> None:
+        self._acc = cast("_Reduce[Any]", self._folder).seed
+        self._group.attach(self)
 
     def on_next(self, item: Any) -> None:
         acc = self._acc
@@ -1282,6 +1342,10 @@ _FOLD_CLASSES: Final[dict[type, type[GroupFold]]] = {
     _ToList: _ToListFold,
     _Reduce: _ReduceFold,
 }
+#: the aggregates whose folder factory is a stateless class (``count()``, ``to_list()``): their
+#: folds share one folder instead of making one per group
+_FOLD_BY_MAKE: Final[dict[Any, type[GroupFold]]] = {_Count: _CountFold, _ToList: _ToListFold}
+_SHARED_FOLDERS: Final[dict[Any, _Folder[Any, Any]]] = {_Count: _Count(), _ToList: _ToList()}
 
 
 def group_by(

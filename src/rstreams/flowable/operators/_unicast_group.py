@@ -124,12 +124,13 @@ class UnicastGroup:
         """Raise ``flag`` unless ``flag`` or one of ``unless`` is raised already; True if this call raised it."""
         if self._flags & (flag | unless):
             return False  # flags are only ever raised: a plain read that sees one is final
-        with self._lock:
-            f = self._flags
-            if f & (flag | unless):
-                return False
+        lock = self._lock
+        lock.acquire()  # a raw round trip (nothing in between can raise)
+        f = self._flags
+        if not f & (flag | unless):
             self._flags = f | flag
-            return True
+        lock.release()
+        return not f & (flag | unless)
 
     def release(self) -> None:
         """This group no longer keeps the parent's upstream alive (cancelled, abandoned, or done): once."""
@@ -160,15 +161,18 @@ class UnicastGroup:
         """After :meth:`try_subscribe`: consume with unbounded demand into ``sink`` (no
         ``on_subscribe``; the sink cancels through :meth:`cancel`)."""
         self.downstream = sink  # before wip: a drain running elsewhere passes again and sees it
-        with self._lock:  # unbounded demand and the drain's entry in one round trip
-            self.requested = MAX_DEMAND
-            w = self.wip
-            if w == 0 and not self.q and not self.done and not self.cancelled:
-                # nothing to drain and no drain running: do what its pass would, publish the
-                # producer's fast path (see the module docstring), without the pass
-                self.fast = sink
-                return
-            self.wip = w + 1
+        lock = self._lock
+        lock.acquire()  # unbounded demand and the drain's entry in one raw round trip (no raise)
+        self.requested = MAX_DEMAND
+        w = self.wip
+        if w == 0 and not self.q and not self.done and not self.cancelled:
+            # nothing to drain and no drain running: do what its pass would, publish the
+            # producer's fast path (see the module docstring), without the pass
+            self.fast = sink
+            lock.release()
+            return
+        self.wip = w + 1
+        lock.release()
         if w == 0:
             self._drain_loop()
 
@@ -253,11 +257,14 @@ class UnicastGroup:
         subscriber itself (group_by completing its fused folds in one batch). The ``wip`` raised
         here is never lowered: the group is terminal, so a later ``cancel`` (any thread) only
         releases it and finds a drain "running" with nothing to do."""
-        with self._lock:  # race: a cancel's drain on another thread
-            if self.wip or self.cancelled or self.q:
-                return False
-            self.wip = 1
-            self.done = True
+        lock = self._lock
+        lock.acquire()  # race: a cancel's drain on another thread (a raw round trip, no raise)
+        if self.wip or self.cancelled or self.q:
+            lock.release()
+            return False
+        self.wip = 1
+        self.done = True
+        lock.release()
         self._terminated = True
         self.downstream = None  # rule 3.13
         self.fast = None
@@ -265,9 +272,11 @@ class UnicastGroup:
 
     # -- the drain -------------------------------------------------------------------------------
     def drain(self) -> None:
-        with self._lock:
-            w = self.wip
-            self.wip = w + 1
+        lock = self._lock
+        lock.acquire()  # a raw round trip (nothing in between can raise)
+        w = self.wip
+        self.wip = w + 1
+        lock.release()
         if w:
             return
         self._drain_loop()
@@ -323,9 +332,10 @@ class UnicastGroup:
                             # publish the producer's fast path (see the module docstring): set inside
                             # the drain, after emptying the queue
                             self.fast = d
-            with lock:
-                missed = self.wip - missed
-                self.wip = missed
+            lock.acquire()  # a raw round trip (nothing in between can raise)
+            missed = self.wip - missed
+            self.wip = missed
+            lock.release()
             if missed == 0:
                 return
 
