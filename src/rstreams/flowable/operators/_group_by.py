@@ -208,6 +208,7 @@ class _GroupBySubscriber:
         "_replenish_cb",
         "_credit",
         "_emit_ident",
+        "_group_lock",
         "__weakref__",
     )
 
@@ -252,6 +253,11 @@ class _GroupBySubscriber:
         self._emit_ident = 0
         # None: the dict is the upstream thread's alone; with expiry, timers touch it too
         self._dict_lock: threading.Lock | None = None
+        # every group's lock (UnicastGroup's wip/requested/flags): one for all the groups (with
+        # timed expiry, the dict's), never held while anyone calls out, so sharing it costs only
+        # waits of a few attribute updates between groups drained on different threads; a lock
+        # per group was one more object per group for the allocator and the garbage collector
+        self._group_lock = threading.Lock()
 
     # -- upstream side -----------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -418,7 +424,7 @@ class _GroupBySubscriber:
                 )
             )
             return
-        g = _GroupState(self._release_cb, self._replenish_cb, self._dict_lock)
+        g = _GroupState(self._release_cb, self._replenish_cb, self._group_lock)
         g.key = key
         live = self._live  # AtomicInt.increment_and_get, inlined: a raw round trip (race: a group
         ll = live._lock  # or the main released on another thread); nothing in between can raise
@@ -683,7 +689,7 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         # only timers touch the dict from another thread: expire_after_count alone runs lock-free
         # on the upstream thread, as group_by without expiry does
         if self._timed:
-            self._dict_lock = threading.Lock()  # see the class docstring
+            self._dict_lock = self._group_lock = threading.Lock()  # see the class docstring
         self._scheduler = scheduler
         self._worker: Worker | None = None
         self._now: Callable[[], float] = (
@@ -1109,19 +1115,21 @@ def group_fold(p: Any, parent: Any) -> GroupFold | None:
     subscription and return a :class:`GroupFold` that ``parent`` (flat_map) registers as an inner
     and then starts. None otherwise (the caller subscribes ``p`` as usual).
     """
+    # one map (the common case) in a slot of its own, several (rare) as a tuple: no container
+    # per group for the common case
+    map_: Callable[[Any], Any] | None = None
     maps: tuple[Callable[[Any], Any], ...] = ()
     if type(p) is _MapFlowable:
-        m = p._mapper
+        map_ = p._mapper
         p = p._source
-        if type(p) is _MapFlowable:  # several maps (rare): collected outermost first
-            ms = [m]
+        if type(p) is _MapFlowable:  # several maps: collected outermost first
+            ms = [map_]
             while type(p) is _MapFlowable:
                 ms.append(p._mapper)
                 p = p._source
             ms.reverse()
             maps = tuple(ms)
-        else:
-            maps = (m,)
+            map_ = None
     if type(p) is not _AggregateFlowable:
         return None
     g = p._source
@@ -1141,9 +1149,9 @@ def group_fold(p: Any, parent: Any) -> GroupFold | None:
     make = p._make
     cls = _FOLD_BY_MAKE.get(make)  # count(), to_list(): stateless folders, one shared instance
     if cls is not None:
-        return cls(state, _SHARED_FOLDERS[make], maps, parent)
+        return cls(state, _SHARED_FOLDERS[make], map_, maps, parent)
     folder = make()
-    return _FOLD_CLASSES.get(type(folder), GroupFold)(state, folder, maps, parent)
+    return _FOLD_CLASSES.get(type(folder), GroupFold)(state, folder, map_, maps, parent)
 
 
 class GroupFold:
@@ -1164,18 +1172,20 @@ class GroupFold:
     """
 
     _rs_no_wrap = True
-    __slots__ = ("_group", "_acc", "_folder", "_maps", "_parent", "queue", "done", "__weakref__")
+    __slots__ = ("_group", "_acc", "_folder", "_map", "_maps", "_parent", "queue", "done", "__weakref__")
 
     def __init__(
         self,
         group: _GroupState,
         folder: _Folder[Any, Any],
+        map_: Callable[[Any], Any] | None,
         maps: tuple[Callable[[Any], Any], ...],
         parent: Any,
     ) -> None:
         self._group = group
         self._folder = folder
         self._acc: Any = NOTSET
+        self._map = map_  # the one map of the result, or None (then ``_maps``: several, or none)
         self._maps = maps
         self._parent: _FoldParent | None = parent
         self.queue: deque[Any] | None = None  # flat_map's queue for the result (created with it)
@@ -1234,6 +1244,11 @@ class GroupFold:
         if value is None:
             raise none_result_error(self._folder.name, "the accumulator")
         if value is not NOTSET:
+            m = self._map
+            if m is not None:
+                value = m(value)
+                if value is None:
+                    raise none_result_error("map")
             for m in self._maps:
                 value = m(value)
                 if value is None:
@@ -1279,7 +1294,13 @@ class _CountFold(GroupFold):
         self._acc += 1
 
     def value(self, acc: Any) -> Any:
-        for m in self._maps:  # the count is never None, and never empty (_Count.finish: itself)
+        # the count is never None, and never empty (_Count.finish: itself)
+        m = self._map
+        if m is not None:
+            acc = m(acc)
+            if acc is None:
+                raise none_result_error("map")
+        for m in self._maps:
             acc = m(acc)
             if acc is None:
                 raise none_result_error("map")
@@ -1306,18 +1327,10 @@ class _ReduceFold(GroupFold):
 
     __slots__ = ("_fn",)
 
-    def __init__(
-        self,
-        group: _GroupState,
-        folder: _Folder[Any, Any],
-        maps: tuple[Callable[[Any], Any], ...],
-        parent: Any,
-    ) -> None:
-        super().__init__(group, folder, maps, parent)
-        self._fn = cast("_Reduce[Any]", folder).fn
-
     def start(self) -> None:
-        self._acc = cast("_Reduce[Any]", self._folder).seed
+        folder = cast("_Reduce[Any]", self._folder)
+        self._fn = folder.fn  # set before the first element (attach may drain queued ones)
+        self._acc = folder.seed
         self._group.attach(self)
 
     def on_next(self, item: Any) -> None:
