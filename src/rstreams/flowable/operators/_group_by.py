@@ -130,6 +130,17 @@ class GroupedFlowable(Flowable[V], Generic[K, V]):
         return f"GroupedFlowable(key={self.key!r})"
 
 
+_new_object: Final = object.__new__
+
+
+def _grouped(key: Any, state: _GroupState) -> GroupedFlowable[Any, Any]:
+    """``GroupedFlowable(key, state)`` without the Python ``__init__`` frame (once per group)."""
+    gf: GroupedFlowable[Any, Any] = _new_object(GroupedFlowable)
+    gf.key = key
+    gf._state = state
+    return gf
+
+
 @final
 class _GroupState(UnicastGroup):
     """A group's unicast queue, its Subscription, and its drain (:class:`UnicastGroup`).
@@ -328,7 +339,11 @@ class _GroupBySubscriber:
                     self._slow_next(key, item, g)
                 if self._done:
                     return True
-                permits = self._permit_used(permits)
+                c = self._credit  # _permit_used, inlined (once per new group)
+                if c:
+                    self._credit = 0
+                    permits += c
+                permits -= 1
                 if permits == 0:
                     return False
         except Exception as e:
@@ -458,11 +473,11 @@ class _GroupBySubscriber:
                     # as permits of the loop (run_fused), not as a request per new group
                     self._emit_ident = get_ident()
                     try:
-                        self._out.d.on_next(GroupedFlowable(key, g))
+                        self._out.d.on_next(_grouped(key, g))
                     finally:
                         self._emit_ident = 0
                 else:
-                    self._out.d.on_next(GroupedFlowable(key, g))
+                    self._out.d.on_next(_grouped(key, g))
                 hl.acquire()
                 w = hs._wip - 1
                 hs._wip = w
@@ -939,7 +954,22 @@ def _complete_groups(groups: list[_GroupState]) -> None:
         fast = g.fast
         fold = fast if isinstance(fast, GroupFold) else None
         p: Any = None if fold is None else fold._parent
-        if fold is None or p is None or not g.try_finish():
+        finished = False
+        if p is not None:
+            # UnicastGroup.try_finish, inlined (a raw round trip, nothing in between can raise;
+            # race: a cancel's drain on another thread)
+            lock = g._lock
+            lock.acquire()
+            if not (g.wip or g.cancelled or g.q):
+                g.wip = 1
+                g.done = True
+                finished = True
+            lock.release()
+            if finished:
+                g._terminated = True
+                g.downstream = None  # rule 3.13
+                g.fast = None
+        if not finished or fold is None:  # (finished implies a fold)
             if folds:
                 parent._inners_last(folds, values)
                 folds, values = [], []
