@@ -178,18 +178,22 @@ def test_blocking_bridges_raise_the_original_error_with_its_traceback(bridge: st
 
 
 def test_blocking_iterable_interrupted_wait_cancels_the_upstream(monkeypatch: pytest.MonkeyPatch) -> None:
-    class InterruptedCondition(threading.Condition):
-        def wait(self, timeout: float | None = None) -> bool:
-            raise KeyboardInterrupt
+    parked: list[_blocking._QueueSubscriber[int]] = []
 
-    fake = types.SimpleNamespace(Event=threading.Event, Condition=InterruptedCondition, Lock=threading.Lock)
-    monkeypatch.setattr(_blocking, "threading", fake)
+    def interrupted_park(self: _blocking._QueueSubscriber[int], wait_s: float) -> bool:
+        parked.append(self)
+        raise KeyboardInterrupt  # as a Ctrl-C arriving while the consumer sleeps
+
+    monkeypatch.setattr(_blocking._QueueSubscriber, "_park", interrupted_park)
     tp: TestPublisher[int] = TestPublisher.create()
     it = Flowable.from_publisher(tp).blocking_iterable(4)
     with pytest.raises(KeyboardInterrupt):
         next(it)
     monkeypatch.undo()
+    assert len(parked) == 1  # the interrupt came from the wait itself
     tp.assert_was_cancelled()
+    sub = parked[0]
+    assert not sub._waiting and not sub._wake.acquire(False)  # no flag, no permit left behind
     with pytest.raises(StopIteration):
         next(it)
 

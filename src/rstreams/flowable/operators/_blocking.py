@@ -15,15 +15,19 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
   pop and no accounting per element, one per run; the generator and ``for_each`` send the
   replenish once the run was consumed, ``next()`` before returning its last element (as one by
   one), so queue and run hold ``prefetch`` at most. A synchronous upstream emits on the
-  consumer's own thread from inside ``request``. The consumer blocks on a ``threading.Condition``
-  only when the queue is empty; the producer takes the lock only when the consumer said it is
-  waiting (race: "consumer about to sleep" vs "producer appends": the consumer re-checks the queue
-  under the lock after raising its ``_waiting`` flag; without the GIL the producer reads the flag
-  under the lock too; a ``_WAIT_SLICE`` backstop wakes it anyway).
+  consumer's own thread from inside ``request``. The consumer parks only when the queue is empty,
+  on a raw lock used as a one-permit semaphore (no ``threading.Condition``: no waiter lock
+  allocated per wait, no waiter list); the producer takes the guard lock only when the consumer
+  said it is parked, and only the side that lowers the ``_waiting`` flag under that lock releases
+  the permit (race: "consumer about to park" vs "producer appends": the consumer raises the flag
+  before it re-checks the queue, under the lock; without the GIL the producer reads the flag
+  under the lock too; a ``_WAIT_SLICE`` backstop re-checks anyway).
 * The stream's error is raised at the point it is reached (after the elements before it).
-* Leaving early cancels: ``close()``, ``break`` out of ``for x in it`` (``__iter__`` is a
-  generator with ``try/finally``), an exception in the loop body, or garbage collection
-  (``__del__``).
+* ``iter(it)`` is a generator that delegates to each run's list iterator (``yield from``): no
+  loop body and no check per element; it replenishes between runs.
+* Leaving early cancels: ``close()`` (it empties the current run's iterator, so the loop stops
+  at the next element), ``break`` out of ``for x in it`` (``__iter__`` is a generator with
+  ``try/finally``), an exception in the loop body, or garbage collection (``__del__``).
 
 ``blocking_iterable(timeout=t)`` waits at most ``t`` seconds for each element (and for the end): a
 longer wait cancels the subscription and raises ``TimeoutError`` from ``next()``, like RxJava's
@@ -163,7 +167,8 @@ class _QueueSubscriber(Generic[T]):
         "_held",
         "_done",
         "_error",
-        "_cond",
+        "_lock",
+        "_wake",
         "_waiting",
         "_cancelled",
         "_name",
@@ -188,8 +193,12 @@ class _QueueSubscriber(Generic[T]):
         self._held: Any = _END  # poll: the run's last element, returned after its replenish
         self._done = False
         self._error: BaseException | None = None
-        self._cond = threading.Condition(threading.Lock())
-        self._waiting = False  # written by the consumer under the lock
+        self._lock = threading.Lock()  # guards _waiting and the release of the permit
+        # the consumer's parking spot: a one-permit semaphore, released by whoever lowers _waiting
+        # under _lock (so at most one permit exists, and _wait takes it before it returns)
+        self._wake = threading.Lock()
+        self._wake.acquire()
+        self._waiting = False  # raised by the consumer under _lock; lowered by it or by a waker
         self._cancelled = False  # cancel() from any thread; the consumer drops the buffer itself
         self._name = name  # the bridge named in errors (blocking_iterable, blocking_for_each...)
 
@@ -260,18 +269,19 @@ class _QueueSubscriber(Generic[T]):
         self._done = True
         self._signal()
 
-    def _signal(self) -> None:
-        with self._cond:
-            self._cond.notify()
-
     def _wake_waiting(self) -> None:
-        # race: "consumer about to sleep" vs "producer queues": the consumer raises _waiting and
-        # re-checks the queue under the lock, so a producer that finds _waiting down under the
+        # race: "consumer about to park" vs "producer queues": the consumer raises _waiting and
+        # then re-checks the queue under _lock, so a producer that finds _waiting down under the
         # lock queued before that re-check. With the GIL an unlocked read of _waiting is enough
         # to skip the lock (sequentially consistent attributes); without it the read is locked.
-        with self._cond:
+        # Only the side that lowers the flag releases the permit: never two permits.
+        with self._lock:
             if self._waiting:
-                self._cond.notify()
+                self._waiting = False
+                self._wake.release()
+
+    # terminal signals and cancel set their flag first, then wake a parked consumer (same race)
+    _signal = _wake_waiting
 
     # -- consumer side --------------------------------------------------------------------------
     def cancel(self) -> None:
@@ -360,27 +370,48 @@ class _QueueSubscriber(Generic[T]):
             self._wait(timeout)
 
     def _wait(self, timeout: float | None) -> None:
-        """Consumer thread: sleep until something is queued, the stream ends or is cancelled."""
+        """Consumer thread: park until something is queued, the stream ends or is cancelled.
+        On return (a KeyboardInterrupt included) ``_waiting`` is down and no permit is left."""
         q = self._queue
+        lock = self._lock
         deadline = None if timeout is None else time.monotonic() + timeout
-        with self._cond:
-            self._waiting = True
-            try:
-                while not q and not self._done and not self._cancelled:
-                    if deadline is None:
-                        self._cond.wait(_WAIT_SLICE)  # the slice: a backstop, never reached
-                        continue
-                    left = deadline - time.monotonic()
-                    if left <= 0:
+        try:
+            while True:
+                with lock:
+                    self._waiting = True  # before the re-check: see _wake_waiting
+                    if q or self._done or self._cancelled:
+                        self._waiting = False  # under the lock: no waker lowered it, no permit was released
+                        return
+                if deadline is None:
+                    wait_s = _WAIT_SLICE  # the slice: a backstop, never reached
+                else:
+                    wait_s = min(deadline - time.monotonic(), _WAIT_SLICE)
+                    if wait_s <= 0:
+                        self._unpark()
                         break
-                    self._cond.wait(min(left, _WAIT_SLICE))
-            finally:
-                self._waiting = False
-        if deadline is not None and not q and not self._done and not self._cancelled:
+                if self._park(wait_s):
+                    return  # the waker lowered _waiting and released the permit: taken
+                self._unpark()
+        except BaseException:  # KeyboardInterrupt while parked: leave no flag, no permit behind
+            self._unpark()
+            raise
+        if not q and not self._done and not self._cancelled:
             # timed out with nothing to take (an element that raced in is taken instead)
             self.cancel()
             self._drop()
             raise TimeoutError(f"{self._name}(): no element within {timeout} s; the subscription was cancelled")
+
+    def _park(self, wait_s: float) -> bool:
+        """Consumer thread, ``_waiting`` raised: sleep until a waker releases the permit (True) or
+        ``wait_s`` seconds passed (False)."""
+        return self._wake.acquire(True, wait_s)
+
+    def _unpark(self) -> None:
+        """Consumer thread, after a park that was not woken: lower ``_waiting`` and take the permit
+        of a waker that lowered it meanwhile, if any (it released it under the lock)."""
+        with self._lock:
+            self._waiting = False
+            self._wake.acquire(False)
 
     def poll(self, timeout: float | None = None) -> Any:
         """Consumer thread: the next element, or ``_END`` on completion or cancel; raises the
@@ -451,6 +482,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         "_fusion",
         "_started",
         "_closed",
+        "_active",
         "_name",
         "__weakref__",
     )
@@ -467,6 +499,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         self._fusion: Fusion[T] | None = None
         self._started = False
         self._closed = False
+        self._active: Iterator[T] = _EXHAUSTED  # the run __iter__ delegates to (close() empties it)
 
     def _start(self) -> None:
         self._started = True
@@ -481,8 +514,11 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
 
     def __iter__(self) -> Generator[T, None, None]:
         """A generator over the elements; its ``finally`` cancels on ``break``, on an exception in the
-        loop body, or when the generator is closed or collected. Elements already buffered are taken
-        straight from the deque (one generator resume per element, no method call)."""
+        loop body, or when the generator is closed or collected. A run (a list handed over whole:
+        no per-element lock, pop or accounting) is delegated to with ``yield from`` over its list
+        iterator, which ``close()`` empties, so the loop stops at the next element. A run ends
+        where a replenish is due, and that request goes out once the run was consumed, so queue +
+        run never hold more than ``prefetch`` (rule 1.1)."""
         try:
             if self._closed:
                 return
@@ -509,19 +545,22 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
             lim = sub._limit
             timeout = self._timeout
             while True:
-                # a run is a list handed over whole (no per-element lock, pop or accounting); it
-                # ends where a replenish is due, and that request goes out once the run was
-                # consumed, so queue + run never hold more than ``prefetch`` (rule 1.1)
                 run = next_run(timeout)  # blocks; raises the stream's error or TimeoutError
                 if run is None:
                     return
-                for x in run:
-                    yield x
-                    if self._closed:  # close() from any thread: stop at this element
-                        return
+                active = iter(run)
+                # race: close() from another thread vs a new run: close() raises _closed, then
+                # empties the _active it reads; this side stores _active, then reads _closed
+                self._active = active
+                if self._closed:
+                    return
+                yield from active  # no loop body, no check per element; close() empties it
+                if self._closed:
+                    return
                 if sub._consumed == lim:
                     sub.replenish()  # a synchronous upstream refills the queue here
         finally:
+            self._active = _EXHAUSTED
             self.close()
 
     def for_each(self, fn: Callable[[T], Any]) -> None:
@@ -615,6 +654,10 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         consumer blocked waiting for an element wakes up and its iteration ends."""
         self._closed = True
         self._it = None
+        active = self._active
+        if active is not _EXHAUSTED:  # __iter__'s loop stops at the next element
+            self._active = _EXHAUSTED
+            deque(active, maxlen=0)
         sub = self._sub
         if sub is not None:
             self._sub = None
