@@ -14,6 +14,7 @@ import operator
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
+from itertools import chain
 from typing import Any
 
 from benchmarks._common import MAX_DEMAND, SumSubscriber, flowable, schedulers
@@ -267,6 +268,43 @@ def _observe_on_to_list(ctx: Context) -> int:
 # -- blocking_iterable (subscribe_on, consumed on the calling thread) ---------------------------
 
 
+class _LockstepCut(_Lockstep):
+    """:class:`_Lockstep` with RxJava's ``BlockingFlowableIterable`` replenish: ``limit`` is requested
+    each time ``limit`` elements were consumed, a chunk cut where that point falls inside it (so
+    after the first chunk the producer hands over ``limit`` elements per hand-off, not
+    ``prefetch``). Same bound: at most ``prefetch`` in flight."""
+
+    def chunks(self) -> Iterator[list[int]]:
+        consumed, lim = 0, self.limit
+        lock, q = self.lock, self.queue
+        while True:
+            with lock:
+                chunk = q.popleft() if q else None
+                if chunk is None:
+                    self.consumer_sleeps = True
+            if chunk is None:
+                self.consumer_wake.acquire()
+                continue
+            if chunk is _DONE:
+                break
+            items: list[int] = chunk  # type: ignore[assignment]
+            at, k = 0, len(items)
+            while at < k:
+                m = min(lim - consumed, k - at)
+                yield items if m == k else items[at : at + m]
+                at += m
+                consumed += m
+                if consumed == lim:
+                    consumed = 0
+                    with lock:
+                        self.demand += lim
+                        wake = self.producer_sleeps
+                        self.producer_sleeps = False
+                    if wake:
+                        self.producer_wake.release()
+        self.thread.join()
+
+
 @B.variant("floor: lockstep, 128 in flight, a generator over the chunks into sum()", baseline=True)
 def _floor_iterable(ctx: Context) -> int:
     return sum(x for chunk in _Lockstep(ctx.n).chunks() for x in chunk)
@@ -276,6 +314,16 @@ def _floor_iterable(ctx: Context) -> int:
 def _blocking_iterable(ctx: Context) -> int:
     F, s = flowable(), schedulers()
     return sum(F.range(0, ctx.n).subscribe_on(s.single()).blocking_iterable())
+
+
+@B.variant("peer: the floor with itertools.chain over the chunks into sum() (no generator resume per element)")
+def _floor_iterable_chain(ctx: Context) -> int:
+    return sum(chain.from_iterable(_Lockstep(ctx.n).chunks()))
+
+
+@B.variant("peer: the floor with RxJava's replenish (96 requested per 96 consumed, chunks cut there: 96 per hand-off)")
+def _floor_iterable_cut(ctx: Context) -> int:
+    return sum(x for chunk in _LockstepCut(ctx.n).chunks() for x in chunk)
 
 
 # -- subscribe_on alone (the subscriber runs on the worker; requests there go straight up) -------
