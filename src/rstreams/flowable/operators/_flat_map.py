@@ -130,16 +130,8 @@ class FlatMapSubscriber(MappedInnersMain):
         if type(p) in FOLDABLE:
             # group.<aggregate>()[.map(f)] over a fresh group: the group folds in place, and the
             # fold is this element's inner (group_by's GroupFold: same signals, no subscriber chain)
-            fold = group_fold(p, self)
-            if fold is not None:
-                lock = self._lock
-                lock.acquire()  # a raw round trip (nothing in between can raise): race as for _inners
-                self._inners[fold] = None  # type: ignore[index]  # flat_map's inner protocol
-                lock.release()
-                if self._cancelled:  # race: a cancel that swapped _inners before the add above
-                    fold.cancel()
-                    return
-                fold.start()
+            # (registered in _inners and started by group_fold: see its _claim_attach for the order)
+            if group_fold(p, self, True) is not None:
                 return
         else:
             is_scalar, value = scalar_value(p)

@@ -1139,11 +1139,16 @@ class _FoldParent(Protocol):
 FOLDABLE: Final = frozenset((_AggregateFlowable, _MapFlowable))
 
 
-def group_fold(p: Any, parent: Any) -> GroupFold | None:
+def group_fold(p: Any, parent: Any, start: bool = False) -> GroupFold | None:
     """``p`` is ``group.<aggregate>()`` (``count``, ``reduce``, ``to_list``, ``collect``, ...),
     optionally followed by ``map`` calls, over a group nobody has subscribed yet: claim the group's
-    subscription and return a :class:`GroupFold` that ``parent`` (flat_map) registers as an inner
-    and then starts. None otherwise (the caller subscribes ``p`` as usual).
+    subscription and return a :class:`GroupFold`. None otherwise (the caller subscribes ``p`` as
+    usual).
+
+    ``start=False``: ``parent`` (flat_map) registers the fold as an inner, then calls its
+    :meth:`GroupFold.start`. ``start=True`` (flat_map's ``on_next``, ``parent`` a
+    :class:`_FoldParent`): registered and started here; for ``count``, ``to_list`` and ``reduce``
+    the claim and the attachment are one acquisition of the group's lock (see :func:`_claim_attach`).
     """
     # one map (the common case) in a slot of its own, several (rare) as a tuple: no container
     # per group for the common case
@@ -1168,20 +1173,93 @@ def group_fold(p: Any, parent: Any) -> GroupFold | None:
     state: _GroupState = g._state
     if state._flags & _SUBSCRIBED:  # a raised flag is final: a plain read first
         return None  # subscribed already: the usual path signals the rule 2.12 error
-    lock = state._lock
-    lock.acquire()  # UnicastGroup.try_subscribe, inlined (race: a concurrent subscriber): a raw
-    flags = state._flags  # round trip, nothing in between can raise
-    if not flags & _SUBSCRIBED:
-        state._flags = flags | _SUBSCRIBED
-    lock.release()
-    if flags & _SUBSCRIBED:
-        return None
     make = p._make
     cls = _FOLD_BY_MAKE.get(make)  # count(), to_list(): stateless folders, one shared instance
     if cls is not None:
-        return cls(state, _SHARED_FOLDERS[make], map_, maps, parent)
-    folder = make()
-    return _FOLD_CLASSES.get(type(folder), GroupFold)(state, folder, map_, maps, parent)
+        folder = _SHARED_FOLDERS[make]
+    else:
+        folder = make()
+        cls = _FOLD_CLASSES.get(type(folder))
+    if start and cls is not None:
+        fold = cls(state, folder, map_, maps, parent)
+        # the accumulator before the group can deliver (the starts that cannot raise)
+        if cls is _CountFold:
+            fold._acc = 0
+        elif cls is _ToListFold:
+            fold._acc = []
+        else:
+            reduce = cast("_Reduce[Any]", folder)
+            cast(_ReduceFold, fold)._fn = reduce.fn
+            fold._acc = reduce.seed
+        return _claim_attach(fold, state, parent)
+    if not _claim(state):
+        return None
+    fold = (cls or GroupFold)(state, folder, map_, maps, parent)
+    if start:  # what flat_map does with a fold it registers itself
+        _register(parent, fold)
+        if parent._cancelled:  # race: a cancel that swapped _inners before the add
+            fold.cancel()
+        else:
+            fold.start()
+    return fold
+
+
+def _claim(state: _GroupState) -> bool:
+    """UnicastGroup.try_subscribe, inlined (race: a concurrent subscriber): a raw round trip,
+    nothing in between can raise."""
+    lock = state._lock
+    lock.acquire()
+    flags = state._flags
+    if not flags & _SUBSCRIBED:
+        state._flags = flags | _SUBSCRIBED
+    lock.release()
+    return not flags & _SUBSCRIBED
+
+
+def _register(parent: Any, fold: GroupFold) -> None:
+    """Add ``fold`` to flat_map's live inners (race: the emitter removes, a cancel swaps them: its
+    ``_lock``; a raw round trip, nothing in between can raise)."""
+    lock = parent._lock
+    lock.acquire()
+    parent._inners[fold] = None
+    lock.release()
+
+
+def _claim_attach(fold: GroupFold, state: _GroupState, parent: Any) -> GroupFold | None:
+    """Register ``fold`` with flat_map, then claim the group and attach the fold in one acquisition
+    of the group's lock (UnicastGroup.try_subscribe + attach). Registered first: once attached,
+    the fold may complete (on the upstream's thread, when the group was handed to another thread)
+    and flat_map must know it by then. None when somebody subscribed the group meanwhile (the fold
+    is unregistered; the usual path signals the rule 2.12 error)."""
+    _register(parent, fold)
+    if parent._cancelled:  # race: a cancel that swapped _inners before the add
+        if _claim(state):
+            fold.cancel()
+        return fold
+    lock = state._lock
+    lock.acquire()  # raw round trip, nothing in between can raise (race: a concurrent subscriber,
+    flags = state._flags  # a drain started by a cancel on another thread)
+    if flags & _SUBSCRIBED:
+        lock.release()
+        plock = parent._lock
+        plock.acquire()
+        parent._inners.pop(fold, None)
+        plock.release()
+        return None
+    state._flags = flags | _SUBSCRIBED
+    state.downstream = fold
+    state.requested = MAX_DEMAND
+    w = state.wip
+    if w == 0 and not state.q and not state.done and not state.cancelled:
+        # nothing to drain, no drain running: publish the producer's fast path (UnicastGroup.attach)
+        state.fast = fold
+        lock.release()
+        return fold
+    state.wip = w + 1
+    lock.release()
+    if w == 0:
+        state._drain_loop()  # the element parked for a late fold, the completion
+    return fold
 
 
 class GroupFold:
