@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -99,6 +100,23 @@ def test_the_unbroken_naive_publisher_passes_the_same_tests() -> None:
     cls = verification("publisher", lambda n: BrokenRange(n), failed=lambda: FailedPublisher(), timeout_ms=1000)
     for name in sorted({c[0] for c in FAILURES}):
         require_pass(cls, name)
+
+
+def test_spec313_passes_when_only_a_full_collection_frees_the_subscriber() -> None:
+    """The kit collects the young generations first; a Subscriber held by a dropped cycle in the
+    oldest generation still counts as dropped (the full collection runs before the verdict)."""
+    generations: list[int] = []
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            generations.append(info["generation"])
+
+    gc.callbacks.append(seen)
+    try:
+        require_pass(_broken("old_cycle"), P + "spec313_cancel_must_make_the_publisher_eventually_drop_all_references_to_the_subscriber")
+    finally:
+        gc.callbacks.remove(seen)
+    assert generations[-3:] == [0, 1, 2], generations
 
 
 def test_stochastic_spec103_catches_concurrent_on_next() -> None:
