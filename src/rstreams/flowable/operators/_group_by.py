@@ -45,11 +45,17 @@ Documented behaviours (what keeps one group from hanging the others):
   followed by ``map``) is recognized by flat_map (:func:`group_fold`): the group hands its
   elements to a :class:`GroupFold` instead of a chain of subscribers, with the same signals.
 
-Cost per group (20,000 groups): one :class:`_GroupState` with one lock (no atomics objects), no
-queue once idle, the parent's callbacks shared by all groups, the fast path reading the group's
-subscriber (no bound method per group); with a fused fold no aggregate subscriber, deferred-scalar
-subscription or flat_map inner either. Per element on the fast path: the key function, one dict
-lookup, two slot reads of the group (one cache line) and the subscriber's ``on_next``.
+Cost per group (20,000 groups): one :class:`_GroupState` (no lock of its own: the groups of a
+subscription share one; no atomics objects), no queue once idle, the parent's callbacks shared by
+all groups, the fast path reading the group's subscriber (no bound method per group); with a fused
+fold no aggregate subscriber, deferred-scalar subscription or flat_map inner either, and for
+``count``/``to_list``/``reduce`` (optionally one ``map``) nothing per group but the fold object
+(``count``/``to_list`` share one folder). Per new group: one lock round trip to count it in
+``_live`` and enter the main emission, one to leave it, one to register the fold with flat_map,
+one to claim the group and attach the fold, one to finish it at completion; the objects that
+outlive the emission are the group state and the fold (and the user's mapper closure held by the
+fold for the result's ``map``). Per element on the fast path: the key function, one dict lookup,
+two slot reads of the group (one cache line) and the subscriber's ``on_next``.
 
 Races and guards:
 
@@ -57,7 +63,7 @@ Races and guards:
   group cancelled from another thread is only marked; the upstream thread evicts it when it next
   sees its key. With expiry, timers remove groups too: the dict is then guarded by a lock (see
   :class:`_ExpiringGroupBySubscriber`).
-* Group drain: a ``wip`` per group (under the group's lock; race: upstream ``on_next`` vs the group
+* Group drain: a ``wip`` per group (under the groups' lock; race: upstream ``on_next`` vs the group
   subscriber's ``request``/``cancel`` on another thread); the group is a :class:`UnicastGroup`
   (``_unicast_group.py``, shared with ``window``), which documents its own guards. Fast path on the
   upstream thread: once a drain has seen unbounded demand and emptied the queue it publishes
@@ -70,9 +76,11 @@ Races and guards:
 * A group's subscription state (fresh -> subscribed, or fresh -> abandoned) is a flag set under
   the group's lock (race: a subscriber arriving on another thread vs the abandonment check).
 * Main output: a :class:`HalfSerializer` (race: a new group emitted on the upstream thread vs a
-  rule 3.9 error from the main ``request`` on another thread; rule 1.3).
-* ``_live`` (``AtomicInt``): the main subscription plus one per open group; the one who brings it to
-  0 cancels the upstream (race: main cancel vs group cancel; a group releases its share once, on
+  rule 3.9 error from the main ``request`` on another thread; rule 1.3); its ``on_next`` is inlined
+  in ``_new_group`` (the same lock round trips, fewer calls).
+* ``_live`` (an int under the HalfSerializer's lock, which is never held while anyone calls out):
+  the main subscription plus one per open group; the one who brings it to 0 cancels the upstream
+  (race: main cancel vs group cancel vs a group opening; a group releases its share once, on
   cancel, abandonment or expiry: ``UnicastGroup.release``).
 """
 
@@ -212,6 +220,7 @@ class _GroupBySubscriber:
         "_done",
         "_main_cancelled",
         "_live",
+        "_live_lock",
         "_fast",
         "_open",
         "_consuming",
@@ -246,7 +255,11 @@ class _GroupBySubscriber:
         self._emitted_groups = 0
         self._done = False
         self._main_cancelled = AtomicFlag()
-        self._live = AtomicInt(1)  # main + open groups (race: main cancel vs group cancel)
+        # main + open groups, an int under the HalfSerializer's lock (race: main cancel vs group
+        # cancel vs a group opening): that lock is never held while anyone calls out, and sharing
+        # it lets a new group count itself and enter the main emission in one round trip
+        self._live = 1
+        self._live_lock = self._hs._lock
         self._fast = 0  # elements delivered on the fast path, not yet re-requested (upstream thread)
         self._open = 0  # groups in the dict (upstream thread)
         # replenishes in progress (race: group drains on several threads replenish while the
@@ -441,11 +454,6 @@ class _GroupBySubscriber:
             return
         g = _GroupState(self._release_cb, self._replenish_cb, self._group_lock)
         g.key = key
-        live = self._live  # AtomicInt.increment_and_get, inlined: a raw round trip (race: a group
-        ll = live._lock  # or the main released on another thread); nothing in between can raise
-        ll.acquire()
-        live._value += 1
-        ll.release()
         expiring = self._expiring
         if expiring:
             # parked before the emission: a timer may expire the group meanwhile, and it then
@@ -457,34 +465,35 @@ class _GroupBySubscriber:
             self._open += 1
         self._emitted_groups += 1
         hs = self._hs
-        if not hs._done:
-            # HalfSerializer.on_next, inlined (once per group): raw lock round trips, nothing in
-            # between can raise; the race it guards: a rule 3.9 error from the main request on
-            # another thread vs this emission (rule 1.3: the error waits until it returned)
-            hl = hs._lock
-            hl.acquire()
-            w = hs._wip
-            if not w:
-                hs._wip = 1
-            hl.release()
-            if not w:
-                if type(self._upstream) is _PullSubscription:
-                    # the pull loop's own window: what is consumed during the emission comes back
-                    # as permits of the loop (run_fused), not as a request per new group
-                    self._emit_ident = get_ident()
-                    try:
-                        self._out.d.on_next(_grouped(key, g))
-                    finally:
-                        self._emit_ident = 0
-                else:
+        # HalfSerializer.on_next, inlined (once per group), and the group's share of _live in the
+        # same round trip of its lock (nothing in between can raise); the race it guards: a rule
+        # 3.9 error from the main request on another thread vs this emission (rule 1.3: the error
+        # waits until it returned)
+        hl = self._live_lock
+        hl.acquire()
+        self._live += 1
+        w = 1 if hs._done else hs._wip
+        if not w:
+            hs._wip = 1
+        hl.release()
+        if not w:
+            if type(self._upstream) is _PullSubscription:
+                # the pull loop's own window: what is consumed during the emission comes back
+                # as permits of the loop (run_fused), not as a request per new group
+                self._emit_ident = get_ident()
+                try:
                     self._out.d.on_next(_grouped(key, g))
-                hl.acquire()
-                w = hs._wip - 1
-                hs._wip = w
-                hl.release()
-                if w:  # a terminal signal arrived during on_next: delivered here, after it
-                    hs._errors.terminate_into(hs._downstream)
-                    hs._done = True
+                finally:
+                    self._emit_ident = 0
+            else:
+                self._out.d.on_next(_grouped(key, g))
+            hl.acquire()
+            w = hs._wip - 1
+            hs._wip = w
+            hl.release()
+            if w:  # a terminal signal arrived during on_next: delivered here, after it
+                hs._errors.terminate_into(hs._downstream)
+                hs._done = True
         if not g._flags & _SUBSCRIBED and g.try_abandon():  # a raised flag is final: plain read first
             # rule of RxJava 3: not subscribed during on_next -> abandoned and evicted
             g.replenish = None  # its element is replenished here, not when a late subscriber takes it
@@ -626,7 +635,12 @@ class _GroupBySubscriber:
 
     def group_released(self) -> None:
         """A group was cancelled, abandoned or expired (once per group: ``UnicastGroup.release``)."""
-        if self._live.decrement_and_get() == 0 and not self._done:
+        lock = self._live_lock
+        lock.acquire()  # a raw round trip (see _live)
+        live = self._live - 1
+        self._live = live
+        lock.release()
+        if live == 0 and not self._done:
             # not after the upstream terminated: its subscription counts as cancelled (rule 2.4)
             self._cancel_upstream()
 
@@ -649,7 +663,12 @@ class _GroupBySubscriber:
             self._release_main()
 
     def _release_main(self) -> None:
-        if self._live.decrement_and_get() == 0:
+        lock = self._live_lock
+        lock.acquire()  # a raw round trip (see _live)
+        live = self._live - 1
+        self._live = live
+        lock.release()
+        if live == 0:
             self._cancel_upstream()
 
 

@@ -16,9 +16,12 @@ What differs between the users is passed in, not subclassed into the drain:
 * ``_subscribed_twice``: the message of the rule 2.12 error a second subscriber receives (rule 1.9:
   ``on_subscribe`` first).
 
-Races and guards (one ``threading.Lock`` per group, ``_lock``, guards every read-modify-write
-below; a group allocates no other synchronization object, so tens of thousands of live groups
-cost little memory and little garbage-collector work):
+Races and guards (one ``threading.Lock``, ``_lock``, guards every read-modify-write below: the
+group's own (windows), or one the parent shares among all its groups (group_by: a lock is an
+object the garbage collector tracks, and tens of thousands of live groups should cost little
+memory and collector work); it is never held while anyone calls out, so a shared one only makes
+groups drained on different threads wait for each other's few attribute updates, and never
+nests. Its round trips are raw ``acquire``/``release`` where nothing in between can raise):
 
 * ``wip`` (int under ``_lock``): the queue-drain; race: the producer's ``on_next``/terminal vs the
   subscriber's ``request``/``cancel`` on another thread. Only one thread emits at a time, in order.
@@ -100,7 +103,7 @@ class UnicastGroup:
         # created by the producer on its first append, dropped by it once empty (see trim)
         self.q: deque[Any] | None = None
         # guards wip, requested and _flags (see the module docstring); ``lock``: a lock of the
-        # parent's shared by its groups, never held while anyone calls out (group_by with expiry)
+        # parent's shared by its groups, never held while anyone calls out (group_by)
         self._lock = lock if lock is not None else threading.Lock()
         self.requested = 0  # under _lock (race: request on the subscriber thread vs the drain)
         self.wip = 0  # under _lock (race: producer on_next vs subscriber request/cancel)
