@@ -61,12 +61,14 @@ def test_per_group_objects_are_bounded(agg: str) -> None:
     assert grown["_GroupState"] == GROUPS
     assert grown["_CountFold" if agg == "count" else "_ReduceFold"] == GROUPS
     # no lock per group (one for all of them), no GroupedFlowable kept (the mapper dropped it),
-    # no tuple of maps per group, no shared-class folder per count fold
+    # no tuple of maps per group, no folder per count or reduce fold
     assert grown["lock"] < GROUPS // 10, grown["lock"]
     assert grown["GroupedFlowable"] < 10  # (a first run's lazy imports may hold one)
     assert grown["tuple"] < GROUPS // 4, grown["tuple"]  # (lazy imports of a first run add a few)
     if agg == "count":
         assert grown["_Count"] <= 1  # the shared one (created with the module on a first run)
+    else:
+        assert grown["_Reduce"] < 10  # the reducer and seed are the fold's: no folder kept per group
 
 
 @pytest.mark.parametrize("maps", [0, 1, 3])

@@ -87,6 +87,7 @@ Races and guards:
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 import time
 from _thread import get_ident
@@ -1199,15 +1200,20 @@ def group_fold(p: Any, parent: Any, start: bool = False) -> GroupFold | None:
     else:
         folder = make()
         cls = _FOLD_CLASSES.get(type(folder))
+    fold: GroupFold
     if start and cls is not None:
-        fold = cls(state, folder, map_, maps, parent)
         # the accumulator before the group can deliver (the starts that cannot raise)
         if cls is _CountFold:
+            fold = cls(state, folder, map_, maps, parent)
             fold._acc = 0
         elif cls is _ToListFold:
+            fold = cls(state, folder, map_, maps, parent)
             fold._acc = []
         else:
+            # the reducer and seed taken out: the fold keeps the shared folder (finish and name
+            # only), so this group's folder is garbage at once (one object fewer per live group)
             reduce = cast("_Reduce[Any]", folder)
+            fold = cls(state, _SHARED_REDUCE, map_, maps, parent)
             cast(_ReduceFold, fold)._fn = reduce.fn
             fold._acc = reduce.seed
         return _claim_attach(fold, state, parent)
@@ -1486,6 +1492,9 @@ _FOLD_CLASSES: Final[dict[type, type[GroupFold]]] = {
 #: folds share one folder instead of making one per group
 _FOLD_BY_MAKE: Final[dict[Any, type[GroupFold]]] = {_Count: _CountFold, _ToList: _ToListFold}
 _SHARED_FOLDERS: Final[dict[Any, _Folder[Any, Any]]] = {_Count: _Count(), _ToList: _ToList()}
+#: what a started reduce fold keeps as its folder: ``finish`` (the accumulator itself) and ``name``
+#: are all it reads (its reducer and seed are its own slots)
+_SHARED_REDUCE: Final[_Reduce[Any]] = _Reduce(operator.add, NOTSET)
 
 
 def group_by(
