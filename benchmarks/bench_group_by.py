@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import operator
 import random
 import time
@@ -196,6 +197,20 @@ def _many_flowable(ctx: Context) -> dict[int, int]:
         .blocking_first()
     )
     return dict(pairs)
+
+
+@M.variant(
+    "peer: diagnostic: the same Flowable chain with the garbage collector paused during the run "
+    "(what collecting 20,000 live groups' objects costs; not a way to run it)"
+)
+def _many_flowable_gc_paused(ctx: Context) -> dict[int, int]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _many_flowable(ctx)
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _expect_many_counts(ctx: Context) -> dict[int, int]:
