@@ -59,7 +59,7 @@ def test_per_group_objects_are_bounded(agg: str) -> None:
     (during,) = seen
     grown = during - before
     assert grown["_GroupState"] == GROUPS
-    assert grown["_CountFold" if agg == "count" else "_ReduceFold"] == GROUPS
+    assert grown["_CountFold" if agg == "count" else "_SumFold"] == GROUPS  # (reduce(operator.add))
     # no lock per group (one for all of them), no GroupedFlowable kept (the mapper dropped it),
     # no tuple of maps per group, no folder per count or reduce fold
     assert grown["lock"] < GROUPS // 10, grown["lock"]
@@ -230,3 +230,63 @@ def _racing_subscriber(others: list[TestSubscriber[Any]], threads: list[threadin
         return g.count()
 
     return per_group
+
+
+class _Odd:
+    """An element whose ``+`` returns None (``bad="none"``) or raises (``bad="raise"``) past a total."""
+
+    def __init__(self, v: int, bad: str) -> None:
+        self.v = v
+        self.bad = bad
+
+    def __add__(self, other: _Odd) -> Any:
+        if self.v + other.v > 10:
+            if self.bad == "none":
+                return None
+            raise ValueError("boom in __add__")
+        return _Odd(self.v + other.v, self.bad)
+
+    def __repr__(self) -> str:
+        return f"_Odd({self.v})"
+
+
+@pytest.mark.parametrize("bad", ["none", "raise"])
+def test_sum_fold_checks_like_the_subscribed_reduce(bad: str) -> None:
+    # reduce(operator.add) folds with ``acc + item`` inline: a None sum (rule 2.13) or a raising
+    # ``+`` fails like the reduce subscribed the usual way
+    data = [_Odd(i % 5, bad) for i in range(30)]
+
+    def run(hidden: bool) -> TestSubscriber[Any]:
+        return (
+            Flowable.from_iterable(data)
+            .group_by(lambda x: x.v % 2)
+            .flat_map(lambda g: (g.hide() if hidden else g).reduce(operator.add))
+            .test()
+        )
+
+    fused, plain = run(False), run(True)
+    fused.assert_no_violations()
+    plain.assert_no_violations()
+    assert len(fused.errors) == len(plain.errors) == 1
+    assert type(fused.errors[0]) is type(plain.errors[0])
+    assert str(fused.errors[0]) == str(plain.errors[0])
+    assert repr(fused.values) == repr(plain.values)
+
+
+@pytest.mark.parametrize("seed", ["", "s:"])
+def test_sum_fold_of_strings_and_seed(seed: str) -> None:
+    data = ["a", "b", "c", "d", "e"]
+    fused = (
+        Flowable.from_iterable(data)
+        .group_by(lambda x: x in "ace")
+        .flat_map(lambda g: g.reduce(operator.add, seed))
+    )
+    plain = (
+        Flowable.from_iterable(data)
+        .group_by(lambda x: x in "ace")
+        .flat_map(lambda g: g.hide().reduce(operator.add, seed))
+    )
+    a, b = fused.test(), plain.test()
+    a.assert_complete().assert_no_violations()
+    b.assert_complete().assert_no_violations()
+    assert a.values == b.values == [seed + "ace", seed + "bd"]

@@ -1213,7 +1213,7 @@ def group_fold(p: Any, parent: Any, start: bool = False) -> GroupFold | None:
             # the reducer and seed taken out: the fold keeps the shared folder (finish and name
             # only), so this group's folder is garbage at once (one object fewer per live group)
             reduce = cast("_Reduce[Any]", folder)
-            fold = cls(state, _SHARED_REDUCE, map_, maps, parent)
+            fold = (_SumFold if reduce.fn is operator.add else cls)(state, _SHARED_REDUCE, map_, maps, parent)
             cast(_ReduceFold, fold)._fn = reduce.fn
             fold._acc = reduce.seed
         return _claim_attach(fold, state, parent)
@@ -1454,7 +1454,6 @@ class _ToListFold(GroupFold):
         self._acc.append(item)
 
 
-@final
 class _ReduceFold(GroupFold):
     """``reduce(fn[, seed])``: the fold inlined (the checks of ``_Reduce.step``)."""
 
@@ -1473,6 +1472,30 @@ class _ReduceFold(GroupFold):
             return
         try:
             v = self._fn(acc, item)
+            if v is None:
+                raise none_result_error("reduce", "the reducer")
+        except Exception as e:
+            self._acc = None
+            self._group.cancel()
+            self._fail(e)
+            return
+        self._acc = v
+
+
+@final
+class _SumFold(_ReduceFold):
+    """``reduce(operator.add[, seed])``: ``acc + item`` inline (what ``operator.add`` computes, one
+    C call fewer per element); the same checks."""
+
+    __slots__ = ()
+
+    def on_next(self, item: Any) -> None:
+        acc = self._acc
+        if acc is NOTSET:
+            self._acc = item
+            return
+        try:
+            v = acc + item
             if v is None:
                 raise none_result_error("reduce", "the reducer")
         except Exception as e:
