@@ -441,13 +441,13 @@ class _QueueSubscriber(Generic[T]):
 
 
 @final
-class _Elements(chain[Any]):
+class _Elements(chain[T]):
     """``iter(blocking_iterator)``: ``itertools.chain.from_iterable`` over its runs generator, plus
     a generator's ``close()``: it closes that generator, whose ``finally`` cancels."""
 
     __slots__ = ("_runs",)
 
-    _runs: Generator[Iterator[Any], None, None]
+    _runs: Generator[Iterator[T], None, None]
 
     def close(self) -> None:
         self._runs.close()
@@ -517,13 +517,13 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         self._sub = sub
         _subscribe_blocking(self._source, sub)
 
-    def __iter__(self) -> Iterator[T]:
+    def __iter__(self) -> _Elements[T]:
         """The elements as an ``itertools.chain`` over the runs :meth:`_runs` yields: an element is
         one C-level step of a list iterator (no generator resume, no Python code per element).
         Closing it, or dropping it (``break``, an exception in the loop body, garbage collection),
         finalizes that generator, whose ``finally`` cancels."""
         runs = self._runs()
-        elements: _Elements = _Elements.from_iterable(runs)  # type: ignore[assignment]
+        elements: _Elements[T] = _Elements.from_iterable(runs)  # type: ignore[assignment]
         elements._runs = runs
         return elements
 
