@@ -24,14 +24,15 @@ Otherwise a subscriber hands elements to the calling thread through a bounded de
   request with one batch this makes the hand-offs ``prefetch`` elements each instead of ``limit``
   (128 instead of 96 by default), a quarter fewer thread switches, the dominant cost of the
   boundary; the early request of the 75% policy lets the producer work while the consumer takes
-  the rest of its batch, an overlap that with the GIL cannot run in parallel anyway. A synchronous upstream emits on the
-  consumer's own thread from inside ``request``. The consumer parks only when the queue is empty,
-  on a raw lock used as a one-permit semaphore (no ``threading.Condition``: no waiter lock
-  allocated per wait, no waiter list); the producer takes the guard lock only when the consumer
-  said it is parked, and only the side that lowers the ``_waiting`` flag under that lock releases
-  the permit (race: "consumer about to park" vs "producer appends": the consumer raises the flag
-  before it re-checks the queue, under the lock; without the GIL the producer reads the flag
-  under the lock too; a ``_WAIT_SLICE`` backstop re-checks anyway).
+  the rest of its batch, an overlap that with the GIL cannot run in parallel anyway.
+  A synchronous upstream emits on the consumer's own thread from inside ``request``. The consumer
+  parks only when the queue is empty, on a raw lock used as a one-permit semaphore (no
+  ``threading.Condition``: no waiter lock allocated per wait, no waiter list); the producer
+  takes the guard lock only when the consumer said it is parked, and only the side that lowers
+  the ``_waiting`` flag under that lock releases the permit (race: "consumer about to park" vs
+  "producer appends": the consumer raises the flag before it re-checks the queue, under the
+  lock; without the GIL the producer reads the flag under the lock too; a ``_WAIT_SLICE``
+  backstop re-checks anyway).
 * The stream's error is raised at the point it is reached (after the elements before it).
 * ``iter(it)`` is an ``itertools.chain`` over a generator of runs: an element is one C-level step
   of the run's list iterator; the generator runs once per run (it replenishes there).
