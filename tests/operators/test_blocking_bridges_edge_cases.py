@@ -121,9 +121,11 @@ def test_blocking_iterable_prefetch_and_replenish() -> None:
     it = src.blocking_iterable(8)
     assert next(it) == 0
     assert requests == [8]
-    for _ in range(5):
+    for _ in range(6):
         next(it)
-    assert requests == [8, 6]  # limit = 8 - 8 // 4
+    assert requests == [8]  # the batch of 8 is one run: replenished before its last element
+    assert next(it) == 7
+    assert requests == [8, 8]  # at least limit = 8 - 8 // 4 consumed: what was consumed again
     it.close()
 
 

@@ -1,10 +1,10 @@
 """blocking_iterable, blocking_for_each and blocking_subscribe over batches (``on_next_batch``).
 
 A batch is queued as one entry and handed to the consuming thread as a run: a list served without
-a lock or an accounting per element. These tests pin what must not change with that: the requests
-(``prefetch`` upfront, then ``limit = prefetch - prefetch // 4`` each time that many were
-consumed, never more than ``prefetch`` outstanding: rule 1.1), the place of the replenish inside
-a batch, a cancel in the middle of a batch (break, close, garbage collection), an error after a
+a lock or an accounting per element, never cut. These tests pin what must not change with that:
+the requests (``prefetch`` upfront, then, once the runs consumed hold at least ``limit = prefetch -
+prefetch // 4``, what they hold; single elements one by one: ``limit`` each time; never more than
+``prefetch`` outstanding: rule 1.1), the place of the replenish after a batch, a cancel in the middle of a batch (break, close, garbage collection), an error after a
 partial batch, the per-element timeout between batches, and batches mixed with single elements.
 The API is an iterator, so these tests iterate it directly (no TestSubscriber); each ends with
 checks of the source's requests.
@@ -88,7 +88,7 @@ class _BatchSource(Flowable[int]):
 # batch boundaries and the requests
 
 
-def test_a_batch_is_served_in_order_and_the_replenish_goes_out_after_limit_elements_generator() -> None:
+def test_a_batch_is_served_in_order_and_the_replenish_goes_out_once_it_was_consumed_generator() -> None:
     src = _BatchSource()
     gen = iter(src.blocking_iterable(8))  # limit 6
     got: list[int] = []
@@ -101,42 +101,42 @@ def test_a_batch_is_served_in_order_and_the_replenish_goes_out_after_limit_eleme
     t.start()
     got.append(next(gen))  # subscribes, waits for the batch
     t.join(WAIT)
-    for _ in range(5):
+    for _ in range(7):
         got.append(next(gen))
-    assert got == [0, 1, 2, 3, 4, 5]
-    assert src.requests == [8]  # the generator replenishes when asked for the element after the 6th
-    got.append(next(gen))
-    assert got[-1] == 6 and src.requests == [8, 6]
-    got.append(next(gen))
     assert got == list(range(8))
-    src.emit_batch(list(range(8, 14)))
-    assert [next(gen) for _ in range(4)] == [8, 9, 10, 11]  # 12 consumed
-    assert src.requests == [8, 6]
-    assert next(gen) == 12 and src.requests == [8, 6, 6]
+    assert src.requests == [8]  # the batch is one run, past the 6th element too
+    t = _when(lambda: len(src.requests) == 2, lambda: src.emit_batch(list(range(8, 14))))
+    assert next(gen) == 8  # asked for the element after the batch: its 8 are requested again
+    t.join(WAIT)
+    assert src.requests == [8, 8]
+    assert [next(gen) for _ in range(5)] == [9, 10, 11, 12, 13]  # 6 consumed: a replenish is due
+    assert src.requests == [8, 8]
     src.finish()
-    assert list(gen) == [13]
-    assert src.requests == [8, 6, 6] and not src.cancelled  # no cancel reaches a completed source
+    assert list(gen) == []
+    assert src.requests == [8, 8] and not src.cancelled  # no request or cancel reaches a completed source
 
 
-def test_a_batch_split_at_the_replenish_point_with_next() -> None:
-    """``next()`` replenishes before returning the element that completes ``limit`` (as one by one)."""
+def test_a_batch_crossing_the_replenish_point_is_one_run_with_next() -> None:
+    """``next()`` replenishes before returning the last element of the run that reaches ``limit``:
+    a batch is never cut there, it is requested again whole."""
     src = _BatchSource()
     it = src.blocking_iterable(8)  # limit 6
     src_ready = _when_requested(src, lambda: src.emit_batch(list(range(8))))
-    assert [next(it) for _ in range(5)] == [0, 1, 2, 3, 4]
+    assert [next(it) for _ in range(7)] == [0, 1, 2, 3, 4, 5, 6]
     src_ready.join(WAIT)
     assert src.requests == [8]
-    assert next(it) == 5
-    assert src.requests == [8, 6]  # at the 6th element, before it is returned
-    assert [next(it), next(it)] == [6, 7]
+    assert next(it) == 7
+    assert src.requests == [8, 8]  # before the batch's last element is returned
     src.emit_batch([8, 9, 10]).emit_batch([11, 12, 13])
     assert [next(it) for _ in range(3)] == [8, 9, 10]
-    assert src.requests == [8, 6]
-    assert next(it) == 11  # the 12th element: 6 since the last replenish
-    assert src.requests == [8, 6, 6]
+    assert src.requests == [8, 8]
+    assert [next(it), next(it)] == [11, 12]  # 6 consumed with this batch: due after it
+    assert src.requests == [8, 8]
+    assert next(it) == 13
+    assert src.requests == [8, 8, 6]
     src.emit_batch([14]).finish()
-    assert list(it) == [12, 13, 14]
-    assert src.requests == [8, 6, 6] and not src.cancelled
+    assert list(it) == [14]
+    assert src.requests == [8, 8, 6] and not src.cancelled
 
 
 @pytest.mark.parametrize("locked_wake", [False, True], ids=["gil-wake", "locked-wake"])
@@ -146,8 +146,9 @@ def test_a_threaded_batch_source_answering_every_request_is_exact(
     prefetch: int, way: str, locked_wake: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every request answered with batches of odd sizes from another thread: all elements in order,
-    the requests ``[prefetch, limit, limit, ...]`` and never more than ``prefetch`` outstanding
-    (the source asserts its demand for every batch). ``locked-wake`` runs the producer's wake-up
+    the requests ``prefetch``, then each between ``limit`` and ``prefetch`` (what was consumed,
+    once at least ``limit``), never more than ``prefetch`` outstanding (the source asserts its
+    demand for every batch). ``locked-wake`` runs the producer's wake-up
     as on a build without the GIL (the flag read under the lock)."""
     monkeypatch.setattr(_blocking, "_LOCKED_WAKE", locked_wake)
     n = 1000
@@ -200,7 +201,7 @@ def test_a_threaded_batch_source_answering_every_request_is_exact(
         t.join(WAIT)
     assert not failures, failures
     assert out == list(range(n))
-    assert src.requests[0] == prefetch and set(src.requests[1:]) <= {limit}
+    assert src.requests[0] == prefetch and all(limit <= r <= prefetch for r in src.requests[1:])
     assert sum(src.requests) - n <= prefetch  # asked only for what the consumer made room for
     assert not src.cancelled
 
@@ -216,10 +217,12 @@ def test_batches_and_single_elements_keep_their_order_and_the_accounting() -> No
     src.emit_batch([6, 7]).emit(8).emit_batch([9, 10, 11, 12, 13])
     assert [next(it) for _ in range(5)] == [6, 7, 8, 9, 10]
     assert src.requests == [8, 6]
-    assert next(it) == 11 and src.requests == [8, 6, 6]
+    assert [next(it), next(it)] == [11, 12] and src.requests == [8, 6]
+    assert next(it) == 13  # the batch crossed the replenish point: consumed whole, then its 8 asked
+    assert src.requests == [8, 6, 8]
     src.finish()
-    assert list(it) == [12, 13]
-    assert src.requests == [8, 6, 6]
+    assert list(it) == []
+    assert src.requests == [8, 6, 8]
 
 
 def test_the_handed_list_is_never_modified() -> None:
@@ -238,7 +241,7 @@ def test_the_handed_list_is_never_modified() -> None:
     src.finish()
     assert list(it) == []
     assert batches == copies
-    assert src.requests == [4, 3, 3, 3]
+    assert src.requests == [4, 4, 3, 3]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -473,7 +476,8 @@ def test_over_a_real_boundary_the_requests_are_exact() -> None:
     n = 10_000
     src = Flowable.range(0, n).subscribe_on(schedulers.single()).do_on_request(requests.append)
     assert sum(src.blocking_iterable(128)) == n * (n - 1) // 2
-    assert requests[0] == 128 and set(requests[1:]) == {96}
+    # each request answered with one batch, consumed whole: 128 per hand-off
+    assert requests[0] == 128 and set(requests[1:]) == {128}
     assert sum(requests) - n <= 128
 
 
@@ -488,9 +492,9 @@ def test_next_then_a_loop_loses_no_element_of_the_run_next_took(way: str) -> Non
     got: list[int] = []
 
     def produce_rest() -> None:
-        _wait_for(lambda: len(src.requests) == 2)
+        _wait_for(lambda: len(src.requests) == 2)  # the first batch was consumed
         src.emit_batch(list(range(8, 14)))
-        _wait_for(lambda: len(src.requests) == 3)  # the 12th element was consumed
+        _wait_for(lambda: len(src.requests) == 3)  # 6 more consumed
         src.finish()
 
     t2 = threading.Thread(target=produce_rest)
@@ -501,7 +505,7 @@ def test_next_then_a_loop_loses_no_element_of_the_run_next_took(way: str) -> Non
         it.for_each(got.append)
     t2.join(WAIT)
     assert got == list(range(2, 14))
-    assert src.requests == [8, 6, 6] and not src.cancelled
+    assert src.requests == [8, 8, 6] and not src.cancelled
 
 
 def _when(cond: Callable[[], bool], action: Callable[[], object]) -> threading.Thread:
@@ -544,7 +548,7 @@ def test_an_element_beyond_what_was_requested_is_missing_backpressure_even_with_
     q.on_subscribe(Upstream())  # type: ignore[arg-type]
     q.on_next_batch(list(range(prefetch)))
     run = q.next_run()
-    assert run is not None and len(run) == prefetch - prefetch // 4  # up to the replenish point
+    assert run is not None and len(run) == prefetch  # the batch whole (taken before its replenish)
     assert requests == [prefetch]
     q.on_next(prefetch)  # one more than requested
     assert q._done and isinstance(q._error, MissingBackpressureError)

@@ -2310,8 +2310,8 @@ class Flowable(
     # Blocking bridges
 
     def blocking_iterable(self, prefetch: int = DEFAULT_PREFETCH, timeout: float | None = None) -> BlockingIterator[T]:
-        """A Python iterator over the elements, prefetching at most ``prefetch`` (replenished at
-        75%). Leaving the loop early (break, exception, ``close()``, or the ``with`` block it can
+        """A Python iterator over the elements, prefetching at most ``prefetch`` (replenished once
+        75% were consumed). Leaving the loop early (break, exception, ``close()``, or the ``with`` block it can
         be used as) cancels the subscription. ``timeout``: the longest wait, in seconds, for each
         element (and for the end); a longer one cancels the subscription and raises
         ``TimeoutError`` from ``next()`` (a synchronous source runs on the calling thread and is
@@ -2324,8 +2324,10 @@ class Flowable(
             for line in lines.blocking_iterable(timeout=5.0):   # TimeoutError after 5 s idle
                 print(line)
 
-        Backpressure: requests ``prefetch`` up front, then ``prefetch - prefetch // 4`` each time that
-        many were consumed: at most ``prefetch`` elements wait in memory.
+        Backpressure: requests ``prefetch`` up front, then, once at least ``prefetch - prefetch // 4``
+        were consumed, what was consumed (a batch from a boundary is consumed whole first, so the
+        hand-offs stay ``prefetch`` elements each; RxJava requests exactly 75%, cutting a batch):
+        at most ``prefetch`` elements wait in memory.
         Scheduler: ``next()`` blocks the iterating thread; the upstream runs on its own threads (a
         synchronous one on the iterating thread, inside ``next()``).
         """

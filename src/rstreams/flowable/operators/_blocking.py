@@ -6,28 +6,40 @@ Fused and unfused runs give the same results (a ``None`` element is blamed on th
 
 Otherwise a subscriber hands elements to the calling thread through a bounded deque:
 
-* ``blocking_iterable(prefetch)`` requests ``prefetch`` upfront and ``limit = prefetch - prefetch//4``
-  each time the consumer has taken that many (replenishing, seed 004), so at most ``prefetch``
-  elements are ever buffered. A batch from a boundary (``on_next_batch``) is queued as one entry,
-  its list neither copied nor modified; single elements are queued as they come. The consumer
-  takes what is queued as runs (``_QueueSubscriber.next_run``): a batch's list as is, or single
-  elements gathered, cut where a replenish is due. A run is served from a local list: no lock, no
-  pop and no accounting per element, one per run; the generator and ``for_each`` send the
-  replenish once the run was consumed, ``next()`` before returning its last element (as one by
-  one), so queue and run hold ``prefetch`` at most. A synchronous upstream emits on the
-  consumer's own thread from inside ``request``. The consumer parks only when the queue is empty,
-  on a raw lock used as a one-permit semaphore (no ``threading.Condition``: no waiter lock
-  allocated per wait, no waiter list); the producer takes the guard lock only when the consumer
-  said it is parked, and only the side that lowers the ``_waiting`` flag under that lock releases
-  the permit (race: "consumer about to park" vs "producer appends": the consumer raises the flag
-  before it re-checks the queue, under the lock; without the GIL the producer reads the flag
-  under the lock too; a ``_WAIT_SLICE`` backstop re-checks anyway).
+* ``blocking_iterable(prefetch)`` requests ``prefetch`` upfront; then, once the runs consumed since
+  the last replenish hold at least ``limit = prefetch - prefetch//4`` elements, it requests what
+  they hold (replenishing, seed 004): only what was consumed is asked for again, so at most
+  ``prefetch`` elements are ever requested and not consumed (rule 1.1). A batch from a boundary
+  (``on_next_batch``) is queued as one entry, its list neither copied nor modified; single
+  elements are queued as they come. The consumer takes what is queued as runs
+  (``_QueueSubscriber.next_run``): a batch's list whole (never cut: it is within what was
+  requested), or single elements gathered up to the replenish point (one by one, the requests
+  are RxJava's: ``prefetch``, then ``limit`` each time). A run is served from a local list: no
+  lock, no pop and no accounting per element, one per run; the iterator and ``for_each`` send
+  the replenish once the run was consumed, ``next()`` before returning its last element, so
+  queue and run hold ``prefetch`` at most.
+  Departure from RxJava's ``BlockingFlowableIterable``, which requests ``limit`` at the
+  ``limit``-th element, cutting a batch there: a batch that crosses that point is consumed whole
+  and then replenished by its size (observe_on's policy here). Over a boundary that answers each
+  request with one batch this makes the hand-offs ``prefetch`` elements each instead of ``limit``
+  (128 instead of 96 by default), a quarter fewer thread switches, the dominant cost of the
+  boundary; the early request of the 75% policy lets the producer work while the consumer takes
+  the rest of its batch, an overlap that with the GIL cannot run in parallel anyway.
+  A synchronous upstream emits on the consumer's own thread from inside ``request``. The consumer
+  parks only when the queue is empty, on a raw lock used as a one-permit semaphore (no
+  ``threading.Condition``: no waiter lock allocated per wait, no waiter list); the producer
+  takes the guard lock only when the consumer said it is parked, and only the side that lowers
+  the ``_waiting`` flag under that lock releases the permit (race: "consumer about to park" vs
+  "producer appends": the consumer raises the flag before it re-checks the queue, under the
+  lock; without the GIL the producer reads the flag under the lock too; a ``_WAIT_SLICE``
+  backstop re-checks anyway).
 * The stream's error is raised at the point it is reached (after the elements before it).
-* ``iter(it)`` is a generator that delegates to each run's list iterator (``yield from``): no
-  loop body and no check per element; it replenishes between runs.
+* ``iter(it)`` is an ``itertools.chain`` over a generator of runs: an element is one C-level step
+  of the run's list iterator; the generator runs once per run (it replenishes there).
 * Leaving early cancels: ``close()`` (it empties the current run's iterator, so the loop stops
-  at the next element), ``break`` out of ``for x in it`` (``__iter__`` is a generator with
-  ``try/finally``), an exception in the loop body, or garbage collection (``__del__``).
+  at the next element), ``break`` out of ``for x in it`` (the chain is dropped, and its runs
+  generator's ``try/finally`` cancels), an exception in the loop body, or garbage collection
+  (``__del__``).
 
 ``blocking_iterable(timeout=t)`` waits at most ``t`` seconds for each element (and for the end): a
 longer wait cancels the subscription and raises ``TimeoutError`` from ``next()``, like RxJava's
@@ -57,7 +69,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
-from itertools import islice, repeat
+from itertools import chain, islice, repeat
 from typing import Any, Final, Generic, NoReturn, Self, TypeVar, final
 
 from ..._internal import plugins
@@ -161,8 +173,6 @@ class _QueueSubscriber(Generic[T]):
         "_consumed",
         "_in",
         "_granted",
-        "_rest",
-        "_rest_at",
         "_run",
         "_held",
         "_done",
@@ -186,9 +196,7 @@ class _QueueSubscriber(Generic[T]):
         # rule 1.1 check: it is written before the request that lets the upstream emit more, so it is
         # never read stale there); what was handed out as runs does not count, only what was asked
         self._granted = prefetch
-        self._consumed = 0  # elements handed out since the last replenish (<= limit)
-        self._rest: list[T] | None = None  # a chunk cut where a replenish was due, from _rest_at on
-        self._rest_at = 0
+        self._consumed = 0  # elements handed out since the last replenish
         self._run: Iterator[T] = _EXHAUSTED  # poll's current run
         self._held: Any = _END  # poll: the run's last element, returned after its replenish
         self._done = False
@@ -295,23 +303,25 @@ class _QueueSubscriber(Generic[T]):
     def _drop(self) -> None:
         """Consumer thread, after a cancel: rule 3.13, the buffer is dropped."""
         self._queue.clear()
-        self._rest = None
         self._run = _EXHAUSTED
         self._held = _END
 
     def replenish(self) -> None:
-        """Consumer thread, once the ``limit`` elements of the runs handed out were consumed."""
+        """Consumer thread, once the runs handed out since the last replenish, all consumed, hold at
+        least ``limit`` elements: requests that many again (never more than was consumed)."""
+        n = self._consumed
         self._consumed = 0
         s = self._upstream._value  # a plain read (see atomics)
         if s is not None:
-            self._granted += self._limit  # before the request: what it lets in is within it
-            s.request(self._limit)  # a synchronous upstream refills the queue here
+            self._granted += n  # before the request: what it lets in is within it
+            s.request(n)  # a synchronous upstream refills the queue here
 
     def next_run(self, timeout: float | None = None) -> list[T] | None:
-        """Consumer thread: the next buffered elements as one list (the caller only reads it), at
-        most ``limit - consumed`` of them: a run ends where a replenish is due, and its elements
-        count as consumed. The caller calls :meth:`replenish` when ``_consumed == _limit`` once it
-        handed the run out, so queue, rest and run never hold more than ``prefetch`` (rule 1.1).
+        """Consumer thread: the next buffered elements as one list (the caller only reads it): a
+        queued batch whole, or the single elements queued, at most ``limit - consumed`` of them (a
+        run of singles ends where a replenish is due); its elements count as consumed. The caller
+        calls :meth:`replenish` when ``_consumed >= _limit`` once it handed the run out, so queue
+        and run never hold more than ``prefetch`` (rule 1.1).
         ``None`` on completion or cancel; raises the stream's error once the elements before it
         were handed out. Blocks when nothing is buffered, at most ``timeout`` seconds when given:
         then cancels and raises ``TimeoutError``."""
@@ -329,33 +339,16 @@ class _QueueSubscriber(Generic[T]):
             if self._cancelled:
                 self._drop()
                 return None
-            m = self._limit - self._consumed
-            rest = self._rest
-            if rest is not None:
-                at = self._rest_at
-                end = at + m
-                if end >= len(rest):
-                    self._rest = None
-                    run = rest[at:]
-                else:
-                    self._rest_at = end
-                    run = rest[at:end]
-                self._consumed += len(run)
-                return run
             done = self._done  # read before the queue: nothing is queued after done
             if q:  # single consumer: a non-empty deque stays non-empty until we pop
                 e = q.popleft()
-                if type(e) is _Chunk:
+                if type(e) is _Chunk:  # a batch is never cut (it is within what was requested)
                     run = e.items
                     k = len(run)
-                    if k > m:  # the replenish point is inside the chunk: cut it there
-                        self._rest = run
-                        self._rest_at = m
-                        run = run[:m]
-                        k = m
                 else:  # elements queued one by one: taken together up to the replenish point
                     run = [e]
                     k = 1
+                    m = self._limit - self._consumed
                     while k < m and q and type(q[0]) is not _Chunk:
                         run.append(q.popleft())
                         k += 1
@@ -431,7 +424,7 @@ class _QueueSubscriber(Generic[T]):
         run = self.next_run(timeout)
         if run is None:
             return _END
-        if self._consumed == self._limit:  # the run ends where a replenish is due
+        if self._consumed >= self._limit:  # a replenish is due once this run is handed out
             n = len(run)
             if n == 1:
                 self.replenish()
@@ -446,6 +439,19 @@ class _QueueSubscriber(Generic[T]):
 
 # ---------------------------------------------------------------------------------------------
 # blocking_iterable
+
+
+@final
+class _Elements(chain[T]):
+    """``iter(blocking_iterator)``: ``itertools.chain.from_iterable`` over its runs generator, plus
+    a generator's ``close()``: it closes that generator, whose ``finally`` cancels."""
+
+    __slots__ = ("_runs",)
+
+    _runs: Generator[Iterator[T], None, None]
+
+    def close(self) -> None:
+        self._runs.close()
 
 
 class ClosedOnExit:
@@ -499,7 +505,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         self._fusion: Fusion[T] | None = None
         self._started = False
         self._closed = False
-        self._active: Iterator[T] = _EXHAUSTED  # the run __iter__ delegates to (close() empties it)
+        self._active: Iterator[T] = _EXHAUSTED  # the run the chain of __iter__ takes (close() empties it)
 
     def _start(self) -> None:
         self._started = True
@@ -512,13 +518,22 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         self._sub = sub
         _subscribe_blocking(self._source, sub)
 
-    def __iter__(self) -> Generator[T, None, None]:
-        """A generator over the elements; its ``finally`` cancels on ``break``, on an exception in the
-        loop body, or when the generator is closed or collected. A run (a list handed over whole:
-        no per-element lock, pop or accounting) is delegated to with ``yield from`` over its list
-        iterator, which ``close()`` empties, so the loop stops at the next element. A run ends
-        where a replenish is due, and that request goes out once the run was consumed, so queue +
-        run never hold more than ``prefetch`` (rule 1.1)."""
+    def __iter__(self) -> _Elements[T]:
+        """The elements as an ``itertools.chain`` over the runs :meth:`_runs` yields: an element is
+        one C-level step of a list iterator (no generator resume, no Python code per element).
+        Closing it, or dropping it (``break``, an exception in the loop body, garbage collection),
+        finalizes that generator, whose ``finally`` cancels."""
+        runs = self._runs()
+        elements: _Elements[T] = _Elements.from_iterable(runs)  # type: ignore[assignment]
+        elements._runs = runs
+        return elements
+
+    def _runs(self) -> Generator[Iterator[T], None, None]:
+        """The runs ``__iter__`` chains, each a list iterator over a list handed over whole (no
+        per-element lock, pop or accounting). The chain asks for the next run once a run was
+        consumed: the replenish due goes out then, so queue + run never hold more than
+        ``prefetch`` (rule 1.1). ``close()`` empties the current run's iterator, so the chain
+        stops at the next element."""
         try:
             if self._closed:
                 return
@@ -526,17 +541,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
                 self._start()
             it = self._it
             if it is not None:  # fused synchronous chain: pull its builtin iterator directly
-                fz = self._fusion
-                for x in it:
-                    if x is None:
-                        raise (
-                            fz.none_error()
-                            if fz is not None
-                            else NoneElementError(null_element_message("on_next"))
-                        )
-                    yield x
-                    if self._closed:
-                        return
+                yield self._fused_elements(it)
                 return
             sub = self._sub
             if sub is None:
@@ -554,14 +559,23 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
                 self._active = active
                 if self._closed:
                     return
-                yield from active  # no loop body, no check per element; close() empties it
+                yield active
                 if self._closed:
                     return
-                if sub._consumed == lim:
+                if sub._consumed >= lim:
                     sub.replenish()  # a synchronous upstream refills the queue here
         finally:
             self._active = _EXHAUSTED
             self.close()
+
+    def _fused_elements(self, it: Iterator[T]) -> Generator[T, None, None]:
+        fz = self._fusion
+        for x in it:
+            if x is None:
+                raise fz.none_error() if fz is not None else NoneElementError(null_element_message("on_next"))
+            yield x
+            if self._closed:
+                return
 
     def for_each(self, fn: Callable[[T], Any]) -> None:
         """Call ``fn`` for every element on this thread; the batch consumer behind
@@ -603,7 +617,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
                     if sub._cancelled:  # close() from any thread: stop at this element
                         return
                     fn(x)
-                if sub._consumed == lim:
+                if sub._consumed >= lim:
                     sub.replenish()
         finally:
             self.close()
@@ -655,7 +669,7 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
         self._closed = True
         self._it = None
         active = self._active
-        if active is not _EXHAUSTED:  # __iter__'s loop stops at the next element
+        if active is not _EXHAUSTED:  # the chain of __iter__ stops at the next element
             self._active = _EXHAUSTED
             deque(active, maxlen=0)
         sub = self._sub
