@@ -174,7 +174,7 @@ class _BlockingMain(TestSubscriber[Any]):
             assert self.release.wait(10)
 
 
-def test_rule_3_9_error_from_another_thread_while_a_group_is_emitted() -> None:
+def test_bad_request_from_another_thread_waits_for_the_group_being_emitted() -> None:
     # the inlined main emission keeps HalfSerializer's guard: the error never overlaps on_next
     ts = _BlockingMain()
     t = threading.Thread(target=lambda: Flowable.range(0, 5).group_by(lambda x: x).subscribe(ts))
@@ -191,7 +191,7 @@ def test_rule_3_9_error_from_another_thread_while_a_group_is_emitted() -> None:
         g.assert_no_violations()
 
 
-def test_rule_2_12_a_fold_claim_racing_a_concurrent_subscriber() -> None:
+def test_fold_claim_racing_a_concurrent_subscriber() -> None:
     # the fold's claim (one raw lock round trip) vs a subscriber on another thread: exactly one
     # wins; the loser gets the rule 2.12 error (the other subscriber directly, or the aggregate
     # subscribed the usual way, which fails flat_map)

@@ -124,51 +124,46 @@ class GroupedFlowable(Flowable[V], Generic[K, V]):
 
     It can be subscribed once; subscribe during the main subscriber's ``on_next`` (as ``flat_map``
     does) or the group is abandoned (see ``group_by``).
+
+    Departure from RxJava 3 (whose ``GroupedFlowable`` and its state are two objects): the group
+    is one object, the Flowable and its own unicast queue, so the Subscription its subscriber
+    receives is the group itself (one object per group instead of two; its ``request`` and
+    ``cancel`` are those of that Subscription).
     """
 
-    __slots__ = ("key", "_state")
+    __slots__ = ()
 
-    def __init__(self, key: K, state: _GroupState) -> None:
-        self.key = key
-        self._state = state
-
-    def _subscribe_actual(self, subscriber: Subscriber[V]) -> None:
-        self._state.subscribe(subscriber)
+    key: K  # the key of this group's values
 
     def __repr__(self) -> str:
         return f"GroupedFlowable(key={self.key!r})"
 
 
-_new_object: Final = object.__new__
-
-
-def _grouped(key: Any, state: _GroupState) -> GroupedFlowable[Any, Any]:
-    """``GroupedFlowable(key, state)`` without the Python ``__init__`` frame (once per group)."""
-    gf: GroupedFlowable[Any, Any] = _new_object(GroupedFlowable)
-    gf.key = key
-    gf._state = state
-    return gf
-
-
 @final
-class _GroupState(UnicastGroup):
-    """A group's unicast queue, its Subscription, and its drain (:class:`UnicastGroup`).
+class _GroupState(GroupedFlowable[Any, Any], UnicastGroup):
+    """A group: the public :class:`GroupedFlowable`, its unicast queue, its Subscription, and its
+    drain (:class:`UnicastGroup`), in one object.
 
-    Delivered (or, on cancel, dropped) elements replenish the upstream window; the group releases
-    its share of ``_live`` when cancelled or abandoned.
+    ``subscribe`` is Flowable's (the public one; it calls :meth:`_subscribe_actual`, which hands
+    the subscriber to ``UnicastGroup.subscribe``). Delivered (or, on cancel, dropped) elements
+    replenish the upstream window; the group releases its share of ``_live`` when cancelled or
+    abandoned.
     """
 
-    # seen/due/age_due/timer: expiry only (set by _ExpiringGroupBySubscriber, under its lock)
-    __slots__ = ("key", "seen", "due", "age_due", "timer")
+    # seen/due/age_due/_timer: expiry only (set by _ExpiringGroupBySubscriber, under its lock)
+    __slots__ = ("key", "seen", "due", "age_due", "_timer")
     seen: int  # elements routed to it
     due: float  # when it expires (scheduler time; inf: never by time)
     age_due: float  # its expire_after deadline (inf: none)
-    timer: Any  # its pending timer's handle, or None
+    _timer: Any  # its pending timer's handle, or None
 
     # built by _GroupBySubscriber._new_group: UnicastGroup's __init__ with the parent's callbacks
-    # (bound once, shared by every group) and lock (with expiry), then ``key`` (no __init__ of its
-    # own: one Python call per group instead of two)
+    # (bound once, shared by every group) and lock, then ``key`` (no __init__ of its own: one
+    # Python call per group instead of two)
     key: Any
+
+    def _subscribe_actual(self, subscriber: Subscriber[Any]) -> None:
+        UnicastGroup.subscribe(self, subscriber)
 
     def _subscribed_twice(self) -> str:
         return f"group_by(): the group for key {self.key!r} can be subscribed only once"
@@ -456,7 +451,13 @@ class _GroupBySubscriber:
         g = _GroupState(self._release_cb, self._replenish_cb, self._group_lock)
         g.key = key
         expiring = self._expiring
+        hl = self._live_lock
         if expiring:
+            # its share of _live before a timer can see it (an expiry releases it: counted first,
+            # or the main's share alone would reach 0 and cancel the upstream); a raw round trip
+            hl.acquire()
+            self._live += 1
+            hl.release()
             # parked before the emission: a timer may expire the group meanwhile, and it then
             # completes after what it holds (the producer's first append, UnicastGroup.push)
             g.q = deque((v,))
@@ -466,13 +467,14 @@ class _GroupBySubscriber:
             self._open += 1
         self._emitted_groups += 1
         hs = self._hs
-        # HalfSerializer.on_next, inlined (once per group), and the group's share of _live in the
-        # same round trip of its lock (nothing in between can raise); the race it guards: a rule
-        # 3.9 error from the main request on another thread vs this emission (rule 1.3: the error
-        # waits until it returned)
-        hl = self._live_lock
+        # HalfSerializer.on_next, inlined (once per group), and (without expiry) the group's share
+        # of _live in the same round trip of its lock (nothing in between can raise; nobody can
+        # release the group before it is emitted); the race it guards: a rule 3.9 error from the
+        # main request on another thread vs this emission (rule 1.3: the error waits until it
+        # returned)
         hl.acquire()
-        self._live += 1
+        if not expiring:
+            self._live += 1
         w = 1 if hs._done else hs._wip
         if not w:
             hs._wip = 1
@@ -483,11 +485,11 @@ class _GroupBySubscriber:
                 # as permits of the loop (run_fused), not as a request per new group
                 self._emit_ident = get_ident()
                 try:
-                    self._out.d.on_next(_grouped(key, g))
+                    self._out.d.on_next(g)
                 finally:
                     self._emit_ident = 0
             else:
-                self._out.d.on_next(_grouped(key, g))
+                self._out.d.on_next(g)
             hl.acquire()
             w = hs._wip - 1
             hs._wip = w
@@ -758,7 +760,7 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
         idle = self._idle
         due = g.age_due if idle is None else min(g.age_due, now + idle)
         g.due = due
-        g.timer = None
+        g._timer = None
         lock = self._dict_lock
         if lock is None:  # no timers: the upstream thread's alone
             self._groups[g.key] = g
@@ -769,7 +771,7 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
             self._open += 1
         w = self._worker
         if w is not None and due < _INF:
-            g.timer = w.schedule(functools.partial(self._on_timer_cb, g, due), due - now)
+            g._timer = w.schedule(functools.partial(self._on_timer_cb, g, due), due - now)
 
     def _on_timer(self, g: _GroupState, armed: float) -> None:
         """A group's timer (the scheduler's thread), armed for the deadline ``armed``: expire the
@@ -792,12 +794,12 @@ class _ExpiringGroupBySubscriber(_GroupBySubscriber):
             return
         w = self._worker
         if w is not None:
-            g.timer = w.schedule(functools.partial(self._on_timer_cb, g, due), due - now)
+            g._timer = w.schedule(functools.partial(self._on_timer_cb, g, due), due - now)
 
     def _expire(self, g: _GroupState) -> None:
         """``g`` left the dict (this thread removed it): it completes after what it holds."""
-        t = g.timer
-        g.timer = None
+        t = g._timer
+        g._timer = None
         if t is not None:
             t.dispose()
         g.release()  # no longer keeps the upstream alive
@@ -989,7 +991,7 @@ def _complete_groups(groups: list[_GroupState]) -> None:
                 g._terminated = True
                 g.downstream = None  # rule 3.13
                 g.fast = None
-        if not finished or fold is None:  # (finished implies a fold)
+        if not finished or fold is None or p is None:  # (finished implies both)
             if folds:
                 parent._inners_last(folds, values)
                 folds, values = [], []
@@ -1187,10 +1189,9 @@ def group_fold(p: Any, parent: Any, start: bool = False) -> GroupFold | None:
             map_ = None
     if type(p) is not _AggregateFlowable:
         return None
-    g = p._source
-    if type(g) is not GroupedFlowable:
+    state = p._source
+    if type(state) is not _GroupState:
         return None
-    state: _GroupState = g._state
     if state._flags & _SUBSCRIBED:  # a raised flag is final: a plain read first
         return None  # subscribed already: the usual path signals the rule 2.12 error
     make = p._make
