@@ -25,7 +25,10 @@ pytestmark = pytest.mark.tck
 
 class _Timeouts:
     default_timeout_ms = 2000
-    no_signals_timeout_ms = 10
+    # the wait for spurious signals after a test's last step: these publishers signal on the calling
+    # thread (the asynchronous ones wait 40 ms below), so a late signal could only come from a
+    # stray thread, which shows within a few ms; ~7,000 tests wait it
+    no_signals_timeout_ms = 2
     poll_timeout_ms = 2
     publisher_reference_gc_timeout_ms = 20
     # an OPTIONAL rule a publisher does not implement (1.10 rejection, 1.11 multicast...) is an xfail
