@@ -6,10 +6,10 @@ its own Spark application in a subprocess (one SparkContext per process) with
 One cluster start serves every check, since each start costs tens of seconds:
 
 * ``rstreams demo`` as the command line runs it (the demo starts the session with its own log
-  settings), batch mode with the pipeline on the executors and in the driver, then the streaming
-  mode: exact counts against the model of test_demo.py, the pipeline ran in the executor JVMs'
-  Python workers, and the whole run, including the ordered shutdown, prints no ERROR line and no
-  stack trace;
+  settings), batch mode with the pipeline on the executors, then the streaming mode: exact
+  counts against the model of test_demo.py, the pipeline ran in the executor JVMs' Python
+  workers, and the whole run, including the ordered shutdown, prints no ERROR line and no stack
+  trace (the pipeline in the driver is the same there as in ``local[2]``: test_demo.py runs it);
 * ``run_on_spark`` gives exactly the local pipeline's result, ``from_dataframe`` streams the same
   rows back to the driver, and ``to_spark`` lands what it is given.
 
@@ -37,7 +37,7 @@ pytest.importorskip("pyspark", reason="the spark extra is not installed (pip ins
 pytestmark = [pytest.mark.spark, pytest.mark.local_cluster]
 
 MASTER = "local-cluster[2,1,1024]"
-BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH = 10_000, 4_000, 2_000, 1_000
+BATCH_ROWS, STREAM_ROWS, STREAM_BATCH = 10_000, 2_000, 1_000
 
 _SCRIPT = textwrap.dedent(
     """
@@ -46,7 +46,7 @@ _SCRIPT = textwrap.dedent(
     from rstreams.spark import SparkUnavailableError, from_dataframe, run_on_spark, session, to_spark
 
     out_dir, master = sys.argv[1], sys.argv[2]
-    rows, driver_rows, stream_rows, stream_batch = map(int, sys.argv[3:7])
+    rows, stream_rows, stream_batch = map(int, sys.argv[3:6])
     t0 = time.monotonic()
     report = {"started": True}
     try:
@@ -55,7 +55,6 @@ _SCRIPT = textwrap.dedent(
     except SparkUnavailableError as e:
         print(json.dumps({"started": False, "error": str(e)[:2000]}))
         sys.exit(0)
-    report["driver"] = demo.run(driver_rows, os.path.join(out_dir, "driver"), placement="driver", stop_spark=False)
     report["stream"] = demo.run(stream_rows, os.path.join(out_dir, "stream"), streaming=True, batch_rows=stream_batch,
                                 stop_spark=False)
     spark = session()
@@ -100,7 +99,7 @@ def test_local_cluster_runs_the_demo_and_run_on_spark_on_separate_processes_with
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable, PYSPARK_DRIVER_PYTHON=sys.executable)
     env.pop("PYTEST_CURRENT_TEST", None)
     proc = subprocess.run(
-        [sys.executable, str(script), str(tmp_path), MASTER, *map(str, (BATCH_ROWS, DRIVER_ROWS, STREAM_ROWS, STREAM_BATCH))],
+        [sys.executable, str(script), str(tmp_path), MASTER, *map(str, (BATCH_ROWS, STREAM_ROWS, STREAM_BATCH))],
         capture_output=True,
         text=True,
         timeout=600,
@@ -120,16 +119,14 @@ def test_local_cluster_runs_the_demo_and_run_on_spark_on_separate_processes_with
     assert err and all(ln.startswith("rstreams demo: ") for ln in err), proc.stderr[-4000:]
     assert "rstreams demo: starting Spark (local-cluster[2,1,1024])..." in err
 
-    batch, driver, stream = report["batch"], report["driver"], report["stream"]
-    for s in (batch, driver, stream):
+    batch, stream = report["batch"], report["stream"]
+    for s in (batch, stream):
         assert s["master"].startswith("local-cluster") and s["executors"] == 2
     # the pipeline ran in Python workers of both executor JVMs, neither of them the driver's
     for s in (batch, stream):
         assert len(s["pipeline_jvm_pids"]) == 2 and s["driver_jvm_pid"] not in s["pipeline_jvm_pids"], s
-    assert driver["pipeline_jvm_pids"] == [driver["driver_jvm_pid"]]
 
-    for key, s, n, micro_batch in (("batch", batch, BATCH_ROWS, None), ("driver", driver, DRIVER_ROWS, None),
-                                   ("stream", stream, STREAM_ROWS, STREAM_BATCH)):
+    for key, s, n, micro_batch in (("batch", batch, BATCH_ROWS, None), ("stream", stream, STREAM_ROWS, STREAM_BATCH)):
         faults, model = _synthetic(n, micro_batch)
         _check_run(_landed(tmp_path / key), tmp_path / key, s, n, faults, model)
 
