@@ -225,6 +225,7 @@ class _GroupBySubscriber:
         "_credit",
         "_emit_ident",
         "_group_lock",
+        "_pulled",
         "__weakref__",
     )
 
@@ -242,6 +243,7 @@ class _GroupBySubscriber:
         self._hs = HalfSerializer(self._out)
         self._error_on_slow = error_on_slow
         self._upstream: Subscription = CANCELLED
+        self._pulled = False  # the upstream is group_by's own pull loop (_PullSubscription)
         self._key_fn = key_fn
         self._value_fn = value_fn
         self._buffer_size = buffer_size
@@ -285,6 +287,7 @@ class _GroupBySubscriber:
             subscription.cancel()  # rule 2.5
             return
         self._upstream = subscription
+        self._pulled = type(subscription) is _PullSubscription
         self._out.d.on_subscribe(self)
         subscription.request(self._buffer_size)
 
@@ -480,7 +483,7 @@ class _GroupBySubscriber:
             hs._wip = 1
         hl.release()
         if not w:
-            if type(self._upstream) is _PullSubscription:
+            if self._pulled:
                 # the pull loop's own window: what is consumed during the emission comes back
                 # as permits of the loop (run_fused), not as a request per new group
                 self._emit_ident = get_ident()
@@ -522,7 +525,7 @@ class _GroupBySubscriber:
                 fast.on_next(v)
                 # consumed at once: its permit comes back to the pull loop (run_fused), or is
                 # re-requested at once as when a drain delivers it
-                if type(self._upstream) is _PullSubscription:
+                if self._pulled:
                     self._credit += 1
                 else:
                     self.replenish(1)
@@ -1195,9 +1198,10 @@ def group_fold(p: Any, parent: Any, start: bool = False) -> GroupFold | None:
     if state._flags & _SUBSCRIBED:  # a raised flag is final: a plain read first
         return None  # subscribed already: the usual path signals the rule 2.12 error
     make = p._make
-    cls = _FOLD_BY_MAKE.get(make)  # count(), to_list(): stateless folders, one shared instance
-    if cls is not None:
-        folder = _SHARED_FOLDERS[make]
+    shared = _SHARED_FOLDS.get(make)  # count(), to_list(): stateless folders, one shared instance
+    cls: type[GroupFold] | None
+    if shared is not None:
+        cls, folder = shared
     else:
         folder = make()
         cls = _FOLD_CLASSES.get(type(folder))
@@ -1257,7 +1261,10 @@ def _claim_attach(fold: GroupFold, state: _GroupState, parent: Any) -> GroupFold
     the fold may complete (on the upstream's thread, when the group was handed to another thread)
     and flat_map must know it by then. None when somebody subscribed the group meanwhile (the fold
     is unregistered; the usual path signals the rule 2.12 error)."""
-    _register(parent, fold)
+    plock = parent._lock
+    plock.acquire()  # _register, inlined
+    parent._inners[fold] = None
+    plock.release()
     if parent._cancelled:  # race: a cancel that swapped _inners before the add
         if _claim(state):
             fold.cancel()
@@ -1267,7 +1274,6 @@ def _claim_attach(fold: GroupFold, state: _GroupState, parent: Any) -> GroupFold
     flags = state._flags  # a drain started by a cancel on another thread)
     if flags & _SUBSCRIBED:
         lock.release()
-        plock = parent._lock
         plock.acquire()
         parent._inners.pop(fold, None)
         plock.release()
@@ -1514,8 +1520,10 @@ _FOLD_CLASSES: Final[dict[type, type[GroupFold]]] = {
 }
 #: the aggregates whose folder factory is a stateless class (``count()``, ``to_list()``): their
 #: folds share one folder instead of making one per group
-_FOLD_BY_MAKE: Final[dict[Any, type[GroupFold]]] = {_Count: _CountFold, _ToList: _ToListFold}
-_SHARED_FOLDERS: Final[dict[Any, _Folder[Any, Any]]] = {_Count: _Count(), _ToList: _ToList()}
+_SHARED_FOLDS: Final[dict[Any, tuple[type[GroupFold], _Folder[Any, Any]]]] = {
+    _Count: (_CountFold, _Count()),
+    _ToList: (_ToListFold, _ToList()),
+}
 #: what a started reduce fold keeps as its folder: ``finish`` (the accumulator itself) and ``name``
 #: are all it reads (its reducer and seed are its own slots)
 _SHARED_REDUCE: Final[_Reduce[Any]] = _Reduce(operator.add, NOTSET)
