@@ -2,8 +2,10 @@
 
 A parent operator (``group_by``, ``window``, ``window_timed``, ``retry_when``'s signal window) feeds
 it from its own serialized producer side; one subscriber consumes it with its own demand. The public
-Flowables (``GroupedFlowable``, ``UnicastWindow``) are thin wrappers that hand their subscriber to
-:meth:`UnicastGroup.subscribe`; the group itself is the Subscription that subscriber receives.
+Flowables hand their subscriber to :meth:`UnicastGroup.subscribe`: ``UnicastWindow`` is a thin
+wrapper around one; a group_by group is one object, a ``GroupedFlowable`` that is also its
+``UnicastGroup`` (one object per group instead of two). The group itself is the Subscription that
+subscriber receives.
 
 What differs between the users is passed in, not subclassed into the drain:
 
