@@ -290,3 +290,18 @@ def test_sum_fold_of_strings_and_seed(seed: str) -> None:
     a.assert_complete().assert_no_violations()
     b.assert_complete().assert_no_violations()
     assert a.values == b.values == [seed + "ace", seed + "bd"]
+
+
+def test_a_group_shows_the_grouped_flowable_api_not_its_subscription_side() -> None:
+    from rstreams import Flowable
+    from rstreams.flowable import GroupedFlowable
+    from rstreams.testing import TestSubscriber
+
+    ts: TestSubscriber[Any] = TestSubscriber()
+    Flowable.range(0, 4).group_by(lambda x: x % 2).subscribe(ts)
+    ts.assert_complete().assert_no_violations()
+    g = ts.values[0]
+    assert isinstance(g, GroupedFlowable) and g.key == 0
+    public = {n for n in dir(g) if not n.startswith("_")}
+    assert public == {n for n in dir(GroupedFlowable) if not n.startswith("_")} | {"key"}
+    assert not {"request", "cancel", "on_next", "on_complete", "on_error"} & public

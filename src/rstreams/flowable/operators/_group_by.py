@@ -127,8 +127,9 @@ class GroupedFlowable(Flowable[V], Generic[K, V]):
 
     Departure from RxJava 3 (whose ``GroupedFlowable`` and its state are two objects): the group
     is one object, the Flowable and its own unicast queue, so the Subscription its subscriber
-    receives is the group itself (one object per group instead of two; its ``request`` and
-    ``cancel`` are those of that Subscription).
+    receives is the group itself (one object per group instead of two). That side is the
+    protocol's, not API: it is not on this class (nor in ``dir()`` of a group), only on the
+    private class of the objects group_by emits.
     """
 
     __slots__ = ()
@@ -167,6 +168,11 @@ class _GroupState(GroupedFlowable[Any, Any], UnicastGroup):
 
     def _subscribed_twice(self) -> str:
         return f"group_by(): the group for key {self.key!r} can be subscribed only once"
+
+    def __dir__(self) -> list[str]:
+        # the public face is GroupedFlowable's (what a type checker shows): the queue and the
+        # Subscription side (request, cancel, on_next...) are the protocol's, not API to call
+        return sorted(set(dir(GroupedFlowable)) | {"key"})
 
 
 @final
