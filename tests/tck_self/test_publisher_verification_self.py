@@ -7,7 +7,14 @@ from typing import Any
 
 import pytest
 from tck_broken import LEAK, BrokenRange, FailedPublisher
-from tck_helpers import require_failure, require_optional_failure, require_pass, require_skip, verification
+from tck_helpers import (
+    require_failure,
+    require_optional_failure,
+    require_pass,
+    require_skip,
+    run_test,
+    verification,
+)
 
 from rstreams.tck import PublisherVerification, SyncRangePublisher
 from rstreams.tck._base import kit_tests
@@ -117,6 +124,26 @@ def test_spec313_passes_when_only_a_full_collection_frees_the_subscriber() -> No
     finally:
         gc.callbacks.remove(seen)
     assert generations[-3:] == [0, 1, 2], generations
+
+
+@pytest.mark.parametrize(
+    ("name", "outcome", "left_open"),
+    [
+        # the OPTIONAL 1.10 test subscribes one subscriber twice and leaves both streams open
+        ("test_optional_py_spec110_reject_same_subscriber_subscribing_twice", "xfail-optional", 2),
+        # a test that fails while waiting for an element (the stream never ends)
+        ("test_required_spec302_must_allow_synchronous_request_calls_from_on_next_and_on_subscribe", "FAILED", 1),
+    ],
+)
+def test_a_stream_a_test_leaves_open_is_cancelled_at_its_end(name: str, outcome: str, left_open: int) -> None:
+    """An endless Publisher must not go on signalling into the process after the kit's test."""
+    from rstreams import Flowable
+
+    cancels: list[int] = []
+    cls = verification("publisher", lambda n: Flowable.never().do_on_cancel(lambda: cancels.append(1)))
+    result = run_test(cls, name)
+    assert result.outcome == outcome, result
+    assert len(cancels) == left_open, (result.outcome, result.message)
 
 
 def test_stochastic_spec103_catches_concurrent_on_next() -> None:

@@ -13,9 +13,11 @@ Every wait has a deadline; every thread the kit starts is a daemon thread joined
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -497,6 +499,26 @@ class ConcurrencyDetector:
             self.exit(owned)
 
 
+def _cancel_left_open(ref: weakref.ref[ManualSubscriber[Any]]) -> None:
+    """A test's end: cancel what the subscriber behind ``ref`` (if still alive) left open: its
+    Subscription unless it cancelled it or the stream ended, and every further one (rule 1.10's
+    second subscribe)."""
+    sub = ref()
+    if sub is None:
+        return
+    open_ = list(sub._more_subscriptions)
+    sub._more_subscriptions.clear()
+    if sub._subscription.is_completed and not sub._cancelled and sub._terminated is None:
+        first = sub._subscription.peek()
+        if first is not None:
+            open_.insert(0, first)
+    for s in open_:
+        try:
+            s.cancel()
+        except Exception:  # noqa: BLE001 - a test's end; rule 3.15 is tested where it is the subject
+            pass
+
+
 class ManualSubscriber(Generic[T]):
     """The kit's Subscriber for Publisher tests: records signals and checks the Publisher's side.
 
@@ -531,6 +553,12 @@ class ManualSubscriber(Generic[T]):
         self.on_subscribe_count = 0
         self.on_next_count = 0
         self.errors: list[BaseException] = []
+        # the Subscriptions of further on_subscribe signals (the rule 1.10 tests subscribe it twice)
+        self._more_subscriptions: list[Subscription] = []
+        # at the end of the test, a stream it left open is cancelled (an endless or timed Publisher
+        # would otherwise go on signalling into the process running the kit); a weak reference, so
+        # that the cleanup keeps nothing alive (rule 3.13 checks that this subscriber can go)
+        env.add_cleanup(functools.partial(_cancel_left_open, weakref.ref(self)))
 
     # -- Subscriber ---------------------------------------------------------------------------------
     def on_subscribe(self, subscription: Subscription) -> None:
@@ -546,6 +574,8 @@ class ManualSubscriber(Generic[T]):
                 return
             if not self._subscription.is_completed:
                 self._subscription.complete(subscription)
+            else:
+                self._more_subscriptions.append(subscription)
             if self._on_subscribe_hook is not None:
                 self._on_subscribe_hook(self, subscription)
 
@@ -629,6 +659,7 @@ class ManualSubscriber(Generic[T]):
     def release_subscription(self) -> None:
         """Forget the Subscription object (rule 3.13 checks that the Publisher forgot us too)."""
         self._subscription.clear_value()
+        self._more_subscriptions.clear()
 
     def next_element(self, message: str = "", timeout: float | None = None) -> T:
         t = self.env.timeout if timeout is None else timeout
