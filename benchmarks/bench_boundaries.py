@@ -84,8 +84,8 @@ class _Lockstep:
             i += d
         self._hand(_DONE)
 
-    def chunks(self) -> Iterator[list[int]]:
-        consumed = 0
+    def _take(self) -> list[int] | None:
+        """The next chunk on the consuming thread (sleeping while there is none); None at the end."""
         lock, q = self.lock, self.queue
         while True:
             with lock:
@@ -96,18 +96,27 @@ class _Lockstep:
                 self.consumer_wake.acquire()
                 continue
             if chunk is _DONE:
-                break
-            yield chunk  # type: ignore[misc]
-            consumed += len(chunk)  # type: ignore[arg-type]
+                self.thread.join()
+                return None
+            return chunk  # type: ignore[return-value]
+
+    def _give_back(self, k: int) -> None:
+        """Ask the producer for ``k`` more (waking it if it sleeps)."""
+        with self.lock:
+            self.demand += k
+            wake = self.producer_sleeps
+            self.producer_sleeps = False
+        if wake:
+            self.producer_wake.release()
+
+    def chunks(self) -> Iterator[list[int]]:
+        consumed = 0
+        while (chunk := self._take()) is not None:
+            yield chunk
+            consumed += len(chunk)
             if consumed >= self.limit:
-                with lock:
-                    self.demand += consumed
-                    wake = self.producer_sleeps
-                    self.producer_sleeps = False
+                self._give_back(consumed)
                 consumed = 0
-                if wake:
-                    self.producer_wake.release()
-        self.thread.join()
 
 
 class _NoSubscription:
@@ -276,18 +285,7 @@ class _LockstepCut(_Lockstep):
 
     def chunks(self) -> Iterator[list[int]]:
         consumed, lim = 0, self.limit
-        lock, q = self.lock, self.queue
-        while True:
-            with lock:
-                chunk = q.popleft() if q else None
-                if chunk is None:
-                    self.consumer_sleeps = True
-            if chunk is None:
-                self.consumer_wake.acquire()
-                continue
-            if chunk is _DONE:
-                break
-            items: list[int] = chunk  # type: ignore[assignment]
+        while (items := self._take()) is not None:
             at, k = 0, len(items)
             while at < k:
                 m = min(lim - consumed, k - at)
@@ -296,13 +294,7 @@ class _LockstepCut(_Lockstep):
                 consumed += m
                 if consumed == lim:
                     consumed = 0
-                    with lock:
-                        self.demand += lim
-                        wake = self.producer_sleeps
-                        self.producer_sleeps = False
-                    if wake:
-                        self.producer_wake.release()
-        self.thread.join()
+                    self._give_back(lim)
 
 
 @B.variant("floor: lockstep, 128 in flight, a generator over the chunks into sum()", baseline=True)
