@@ -421,6 +421,11 @@ class _QueueSubscriber(Generic[T]):
             self._held = _END
             self.replenish()
             return held
+        if self._consumed >= self._limit:
+            # everything handed out was consumed (a run of ``iter()``'s chain that next() emptied
+            # inside the loop): the replenish that chain owes goes out here, or the wait below
+            # would never end
+            self.replenish()
         run = self.next_run(timeout)
         if run is None:
             return _END
@@ -554,6 +559,9 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
                 if run is None:
                     return
                 active = iter(run)
+                # next() inside the loop takes the following elements from this same run (poll's
+                # _run), in order
+                sub._run = active
                 # race: close() from another thread vs a new run: close() raises _closed, then
                 # empties the _active it reads; this side stores _active, then reads _closed
                 self._active = active
@@ -562,8 +570,10 @@ class BlockingIterator(ClosedOnExit, Generic[T]):
                 yield active
                 if self._closed:
                     return
-                if sub._consumed >= lim:
-                    sub.replenish()  # a synchronous upstream refills the queue here
+                if sub._run is active:  # else next() took a run meanwhile: next_run hands its rest out
+                    sub._run = _EXHAUSTED
+                    if sub._consumed >= lim:
+                        sub.replenish()  # a synchronous upstream refills the queue here
         finally:
             self._active = _EXHAUSTED
             self.close()
