@@ -305,3 +305,13 @@ def test_a_group_shows_the_grouped_flowable_api_not_its_subscription_side() -> N
     public = {n for n in dir(g) if not n.startswith("_")}
     assert public == {n for n in dir(GroupedFlowable) if not n.startswith("_")} | {"key"}
     assert not {"request", "cancel", "on_next", "on_complete", "on_error"} & public
+
+
+def test_a_grouped_flowable_made_by_hand_has_a_repr() -> None:
+    from rstreams.flowable import GroupedFlowable
+
+    assert "not made by group_by" in repr(GroupedFlowable())
+    ts: TestSubscriber[Any] = TestSubscriber()
+    Flowable.range(0, 2).group_by(lambda x: x).subscribe(ts)
+    ts.assert_complete().assert_no_violations()
+    assert [repr(g) for g in ts.values] == ["GroupedFlowable(key=0)", "GroupedFlowable(key=1)"]

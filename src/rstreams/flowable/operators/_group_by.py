@@ -137,7 +137,8 @@ class GroupedFlowable(Flowable[V], Generic[K, V]):
     key: K  # the key of this group's values
 
     def __repr__(self) -> str:
-        return f"GroupedFlowable(key={self.key!r})"
+        # getattr: a GroupedFlowable made by hand (only group_by makes working ones) has no key
+        return f"GroupedFlowable(key={getattr(self, 'key', '<none: not made by group_by>')!r})"
 
 
 @final
