@@ -1390,16 +1390,19 @@ class GroupFold:
         value = self._folder.finish(acc)
         if value is None:
             raise none_result_error(self._folder.name, "the accumulator")
-        if value is not NOTSET:
-            m = self._map
-            if m is not None:
-                value = m(value)
-                if value is None:
-                    raise none_result_error("map")
-            for m in self._maps:
-                value = m(value)
-                if value is None:
-                    raise none_result_error("map")
+        return value if value is NOTSET else self._mapped(value)
+
+    def _mapped(self, value: Any) -> Any:
+        """``value`` through the fold's maps, in order; a None from one is rule 2.13's error."""
+        m = self._map
+        if m is not None:
+            value = m(value)
+            if value is None:
+                raise none_result_error("map")
+        for m in self._maps:
+            value = m(value)
+            if value is None:
+                raise none_result_error("map")
         return value
 
     def _result(self, acc: Any) -> None:
@@ -1442,16 +1445,7 @@ class _CountFold(GroupFold):
 
     def value(self, acc: Any) -> Any:
         # the count is never None, and never empty (_Count.finish: itself)
-        m = self._map
-        if m is not None:
-            acc = m(acc)
-            if acc is None:
-                raise none_result_error("map")
-        for m in self._maps:
-            acc = m(acc)
-            if acc is None:
-                raise none_result_error("map")
-        return acc
+        return self._mapped(acc)
 
 
 @final
