@@ -1483,11 +1483,15 @@ class _ReduceFold(GroupFold):
             if v is None:
                 raise none_result_error("reduce", "the reducer")
         except Exception as e:
-            self._acc = None
-            self._group.cancel()
-            self._fail(e)
+            self._reducer_failed(e)
             return
         self._acc = v
+
+    def _reducer_failed(self, error: BaseException) -> None:
+        # the reducer raised (or gave None, rule 2.13): the group is cancelled, the error named
+        self._acc = None
+        self._group.cancel()
+        self._fail(error)
 
 
 @final
@@ -1507,9 +1511,7 @@ class _SumFold(_ReduceFold):
             if v is None:
                 raise none_result_error("reduce", "the reducer")
         except Exception as e:
-            self._acc = None
-            self._group.cancel()
-            self._fail(e)
+            self._reducer_failed(e)
             return
         self._acc = v
 
